@@ -1,0 +1,49 @@
+# Membrane: `make serve` serves the API on SQLite, `make test` runs the whole suite.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: serve test install install-dev migrate lint typecheck check bench-locomo bench-lifecycle clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# torch==2.13.0 first: it is a local CPU wheel; anything else would pull CUDA builds.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[local]'
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e '.[local,dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(BIN)/python -m app.migrate
+
+serve: migrate
+	$(BIN)/python -m app.serve
+
+test: install-dev
+	$(BIN)/python -m pytest
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy app bench
+
+check: lint test
+
+bench-locomo: install-dev
+	$(BIN)/python bench/locomo.py --store sqlite --out bench/results/locomo-sqlite.json
+
+bench-lifecycle: install-dev
+	$(BIN)/python bench/lifecycle.py --store sqlite --out bench/results/lifecycle-sqlite.json
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache membrane.db*
