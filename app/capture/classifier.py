@@ -1,0 +1,140 @@
+"""Classifier and payload builder: raw capture → a typed payload (pure functions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.schema.enums import MemoryType, SourceKind
+
+_EPISODIC_SOURCES = {
+    SourceKind.event,
+    SourceKind.tool_output,
+    SourceKind.observation,
+    SourceKind.agent_turn,
+    SourceKind.episode,
+}
+
+
+@dataclass
+class Classification:
+    memory_type: MemoryType
+    reason: str
+
+
+@dataclass
+class Mention:
+    name: str
+    types: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+
+
+def classify(source_kind: SourceKind, proposed: MemoryType | None) -> Classification:
+    if proposed is not None:
+        return Classification(proposed, "proposed by the caller")
+    if source_kind is SourceKind.working_state:
+        return Classification(MemoryType.working, "working_state sources are working memory")
+    if source_kind in _EPISODIC_SOURCES:
+        return Classification(MemoryType.episodic, f"{source_kind.value} is raw experience")
+    raise ValueError(f"unclassifiable source kind {source_kind!r}")  # pragma: no cover
+
+
+def as_dict(content: Any) -> dict[str, Any]:
+    if isinstance(content, dict):
+        return content
+    if content is None:
+        return {}
+    return {"value": content}
+
+
+def fact_of(content: Any) -> tuple[str, str, Any] | None:
+    """(subject, predicate, object) when the content carries a fact."""
+    data = as_dict(content)
+    subject, predicate = data.get("subject"), data.get("predicate")
+    if isinstance(subject, str) and isinstance(predicate, str) and "object" in data:
+        if subject.strip() and predicate.strip() and data["object"] not in (None, ""):
+            return subject.strip(), predicate.strip(), data["object"]
+    return None
+
+
+def mentions_of(content: Any, context: dict[str, Any]) -> list[Mention]:
+    """Entity mentions named explicitly in content/context `entities` (strings or objects)."""
+    found: dict[str, Mention] = {}
+    raw = list(as_dict(content).get("entities") or []) + list(context.get("entities") or [])
+    for item in raw:
+        mention: Mention | None = None
+        if isinstance(item, str) and item.strip():
+            mention = Mention(item.strip()[:1024])
+        elif isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"].strip():
+            mention = Mention(
+                item["name"].strip()[:1024],
+                [str(t)[:1024] for t in item.get("types") or []],
+                [str(a)[:1024] for a in item.get("aliases") or []],
+            )
+        if mention is not None:
+            found.setdefault(mention.name.casefold(), mention)
+    return list(found.values())
+
+
+def summary_of(content: Any, summary: str | None, reason: str | None) -> str:
+    if summary:
+        return summary
+    data = as_dict(content)
+    for key in ("summary", "text", "message", "description"):
+        if isinstance(data.get(key), str) and data[key]:
+            return str(data[key])
+    fact = fact_of(content)
+    if fact is not None:
+        return f"{fact[0]} {fact[1]} {fact[2]}"
+    return reason or ""
+
+
+def episodic_payload(
+    source_kind: SourceKind,
+    content: Any,
+    summary: str,
+    timestamp: str | None,
+    context: dict[str, Any],
+) -> dict[str, Any]:
+    data = as_dict(content)
+    if source_kind is SourceKind.episode:
+        payload = {k: data[k] for k in ("timeline", "tool_graph", "outcome", "artifacts") if k in data}
+        payload["environment"] = data.get("environment") or context
+        payload["summary"] = summary
+        return {"kind": "episodic", **payload}
+    payload: dict[str, Any] = {
+        "kind": "episodic",
+        "summary": summary,
+        "timeline": [
+            {"t": timestamp, "event_type": source_kind.value, "summary": summary, "data": data}
+        ],
+        "environment": context,
+    }
+    if source_kind is SourceKind.tool_output:
+        payload["tool_graph"] = [
+            {
+                "id": "call-1",
+                "tool": str(data.get("tool") or data.get("tool_name") or "tool")[:1024],
+                "args": data.get("args") if isinstance(data.get("args"), dict) else {},
+                "result": data.get("result", data.get("output")),
+                "status": data.get("status") if data.get("status") in ("ok", "error") else "ok",
+            }
+        ]
+    if data.get("outcome") in ("success", "failure", "partial", "unknown"):
+        payload["outcome"] = data["outcome"]
+    return payload
+
+
+def working_payload(content: Any, summary: str, source: str, context: dict[str, Any]) -> dict[str, Any]:
+    data = as_dict(content)
+    known = ("state", "constraints", "next_actions", "open_questions")
+    payload: dict[str, Any] = {k: data[k] for k in known if k in data}
+    if "state" not in payload:
+        payload["state"] = {k: v for k, v in data.items() if k not in (*known, "thread_id")}
+    thread = data.get("thread_id") or context.get("thread_id") or source
+    return {
+        "kind": "working",
+        "thread_id": str(thread)[:1024],
+        "context_summary": data.get("context_summary") or summary,
+        **payload,
+    }

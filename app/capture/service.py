@@ -1,0 +1,228 @@
+"""CaptureMemory: classify, apply policy, interpret, link entities, write records + edges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy.orm import Session
+
+from app import clock
+from app.capture.classifier import (
+    Mention,
+    as_dict,
+    classify,
+    episodic_payload,
+    fact_of,
+    mentions_of,
+    summary_of,
+    working_payload,
+)
+from app.errors import Conflict, Unprocessable
+from app.models import RecordRow, RelationRow
+from app.records.service import RecordService
+from app.repositories import audit as audit_repo
+from app.repositories import entities as entity_repo
+from app.repositories import relations as relation_repo
+from app.schema.capture import CaptureRequest, OutcomeIngest
+from app.schema.enums import MemoryType, Sensitivity
+from app.schema.payloads import Payload
+from app.schema.records import Provenance, ProvenanceSource, RecordCreate
+from app.security import TrustContext, check_write_target
+
+_PAYLOAD = TypeAdapter(Payload)
+
+
+@dataclass
+class CaptureResult:
+    primary: RecordRow
+    created: list[RecordRow] = field(default_factory=list)
+    edges: list[RelationRow] = field(default_factory=list)
+
+
+def validation_problem(exc: ValidationError, where: str) -> Unprocessable:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in (where, *err.get("loc", ())))
+    return Unprocessable(f"{loc}: {err.get('msg')}")
+
+
+class CaptureService:
+    def __init__(self, session: Session, records: RecordService) -> None:
+        self.session = session
+        self.records = records
+
+    def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
+        cls = classify(req.source_kind, req.proposed_type)
+        summary = summary_of(req.content, req.summary, req.reason_to_remember)
+        payload = self._payload(cls.memory_type, req, summary)
+        fact = fact_of(req.content)
+        mentions = mentions_of(req.content, req.context)
+        if fact is not None:
+            mentions.insert(0, Mention(fact[0]))
+        now = clock.now()
+        result = CaptureResult(primary=None)  # type: ignore[arg-type]  # set just below
+        entities = self._resolve_entities(mentions, req, trust, result)
+        interpretation: dict[str, Any] = {
+            "classification": {"type": cls.memory_type.value, "reason": cls.reason},
+            "summary": summary,
+            "entities": [{"name": m.name, "record_id": entities[m.name]} for m in mentions],
+            "reason_to_remember": req.reason_to_remember,
+        }
+        if fact is not None:
+            interpretation["fact"] = {"subject": fact[0], "predicate": fact[1], "object": fact[2]}
+        primary = self.records.create(
+            self._spec(req, payload, interpretation), trust, source_kind=req.source_kind.value
+        )
+        result.primary = primary
+        for mention in mentions:
+            result.edges += relation_repo.add_pair(
+                self.session, primary.id, "mentions_entity", entities[mention.name], now
+            )
+        if fact is not None:
+            fact_row = primary
+            if cls.memory_type is not MemoryType.semantic:
+                fact_row = self._derive_fact(req, fact, primary, trust, result)
+            result.edges += self._link_fact(fact_row, fact, entities, req.scope, now)
+        return result
+
+    # -- pieces -------------------------------------------------------------------------
+
+    def _payload(self, memory_type: MemoryType, req: CaptureRequest, summary: str) -> Any:
+        stamp = req.timestamp.isoformat() if req.timestamp else None
+        data = as_dict(req.content)
+        raw: dict[str, Any]
+        if memory_type is MemoryType.episodic:
+            raw = episodic_payload(req.source_kind, req.content, summary, stamp, req.context)
+        elif memory_type is MemoryType.working:
+            raw = working_payload(req.content, summary, req.source, req.context)
+        elif memory_type is MemoryType.semantic:
+            fact = fact_of(req.content)
+            if fact is None:
+                raise Unprocessable("content: a semantic capture needs subject, predicate, object.")
+            raw = {"kind": "semantic", "subject": fact[0], "predicate": fact[1], "object": fact[2]}
+            raw["evidence"] = [{"kind": "capture", "ref": req.source}]
+        elif memory_type is MemoryType.entity:
+            name = data.get("canonical_name") or data.get("name") or summary
+            raw = {"kind": "entity", "canonical_name": name, **_pick(data, "types", "aliases")}
+        else:
+            raw = {**data, "kind": memory_type.value}
+        try:
+            return _PAYLOAD.validate_python(raw)
+        except ValidationError as exc:
+            raise validation_problem(exc, "content") from exc
+
+    def _spec(self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]) -> RecordCreate:
+        source = ProvenanceSource(kind=req.source_kind.value, ref=req.source, timestamp=req.timestamp)
+        return RecordCreate(
+            payload=payload,
+            sensitivity=req.sensitivity,
+            scope=req.scope,
+            tags=req.tags,
+            provenance=Provenance(sources=[source]),
+            interpretation=interpretation,
+        )
+
+    def _resolve_entities(
+        self, mentions: list[Mention], req: CaptureRequest, trust: TrustContext, result: CaptureResult
+    ) -> dict[str, str]:
+        """name → entity record id; unknown names become new entity records."""
+        resolved: dict[str, str] = {}
+        for mention in mentions:
+            existing = entity_repo.resolve(
+                self.session, req.scope, [mention.name, *mention.aliases]
+            )
+            if existing is not None:
+                resolved[mention.name] = existing
+                continue
+            spec = RecordCreate(
+                payload=_PAYLOAD.validate_python(
+                    {
+                        "kind": "entity",
+                        "canonical_name": mention.name,
+                        "types": mention.types,
+                        "aliases": mention.aliases,
+                    }
+                ),
+                sensitivity=req.sensitivity,
+                scope=req.scope,
+                provenance=Provenance(sources=[ProvenanceSource(kind="capture", ref=req.source)]),
+                interpretation={"created_from": "entity mention"},
+            )
+            row = self.records.create(spec, trust, source_kind=req.source_kind.value)
+            result.created.append(row)
+            resolved[mention.name] = row.id
+        return resolved
+
+    def _derive_fact(
+        self,
+        req: CaptureRequest,
+        fact: tuple[str, str, Any],
+        primary: RecordRow,
+        trust: TrustContext,
+        result: CaptureResult,
+    ) -> RecordRow:
+        payload = _PAYLOAD.validate_python(
+            {
+                "kind": "semantic",
+                "subject": fact[0],
+                "predicate": fact[1],
+                "object": fact[2],
+                "evidence": [{"kind": "record", "ref": primary.id}],
+            }
+        )
+        spec = RecordCreate(
+            payload=payload,
+            sensitivity=req.sensitivity,
+            scope=req.scope,
+            tags=req.tags,
+            provenance=Provenance(sources=[ProvenanceSource(kind="record", ref=primary.id)]),
+            interpretation={"derived_from": primary.id},
+        )
+        row = self.records.create(spec, trust, source_kind=req.source_kind.value)
+        result.created.append(row)
+        result.edges += relation_repo.add_pair(self.session, row.id, "derived_from", primary.id, clock.now())
+        return row
+
+    def _link_fact(
+        self,
+        fact_row: RecordRow,
+        fact: tuple[str, str, Any],
+        entities: dict[str, str],
+        scope: str | None,
+        now: float,
+    ) -> list[RelationRow]:
+        edges = relation_repo.add_pair(self.session, fact_row.id, "subject_entity", entities[fact[0]], now)
+        if isinstance(fact[2], str):
+            obj = entity_repo.resolve(self.session, scope, [fact[2]])
+            if obj is not None:
+                edges += relation_repo.add_pair(self.session, fact_row.id, "object_entity", obj, now)
+        return edges
+
+    # -- outcomes -------------------------------------------------------------------------
+
+    def record_outcome(self, body: OutcomeIngest, trust: TrustContext) -> RecordRow:
+        """The one mutation episodic records allow: their outcome."""
+        row = self.records.require_readable(body.record_id, trust)
+        if row.type != MemoryType.episodic.value:
+            raise Conflict(f"Record {row.id!r} is {row.type}; outcomes belong to episodic records.")
+        check_write_target(trust, row.scope, Sensitivity.from_rank(row.sensitivity))
+        previous = row.payload.get("outcome")
+        row.payload = {**row.payload, "outcome": body.outcome.value}
+        row.updated_at = clock.now()
+        audit_repo.append(
+            self.session,
+            row.id,
+            "outcome",
+            trust.actor_id,
+            row.updated_at,
+            rationale=body.rationale,
+            details={"previous": previous, "outcome": body.outcome.value, **body.details},
+        )
+        self.session.flush()
+        return row
+
+
+def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: data[k] for k in keys if k in data}
+

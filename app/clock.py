@@ -1,0 +1,20 @@
+"""Time as the service sees it: UNIX epoch seconds inside, aware datetimes at the edges."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+
+def now() -> float:
+    return time.time()
+
+
+def to_datetime(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=UTC)
+
+
+def to_epoch(value: datetime) -> float:
+    if value.tzinfo is None:  # naive timestamps are taken as UTC
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()

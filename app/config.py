@@ -1,0 +1,131 @@
+"""One Settings object for the whole service (env prefix MEMBRANE_, nested with `__`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.schema.enums import MemoryType, Sensitivity
+
+
+class ApiPrincipal(BaseModel):
+    """An API key entry: the key itself is never configured, only its SHA-256."""
+
+    key_sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
+    actor_id: str = Field(min_length=1, max_length=256)
+    max_sensitivity: Sensitivity = Sensitivity.low
+    scopes: list[str] = Field(default_factory=list)  # empty → every scope
+    roles: list[Literal["read", "write", "admin"]] = Field(default_factory=lambda: ["read"])
+
+
+class PolicySettings(BaseModel):
+    default_sensitivity: Sensitivity = Sensitivity.low
+    default_deletion_policy: Literal["auto_prune", "manual_only", "never"] = "auto_prune"
+    initial_salience: float = Field(default=1.0, ge=0.0, le=1.0)
+    reinforcement_gain: float = Field(default=0.1, ge=0.0, le=1.0)
+    confidence_by_source: dict[str, float] = Field(
+        default_factory=lambda: {
+            "tool_output": 0.9,
+            "event": 0.8,
+            "outcome": 0.85,
+            "observation": 0.7,
+            "working_state": 1.0,
+            "agent_turn": 0.8,
+            "episode": 0.8,
+        }
+    )
+    half_life_seconds: dict[MemoryType, float] = Field(
+        default_factory=lambda: {
+            MemoryType.episodic: 3600.0,
+            MemoryType.working: 86400.0,
+            MemoryType.entity: 30 * 86400.0,
+            MemoryType.semantic: 30 * 86400.0,
+            MemoryType.competence: 30 * 86400.0,
+            MemoryType.plan_graph: 30 * 86400.0,
+        }
+    )
+
+
+class EmbeddingSettings(BaseModel):
+    provider: Literal["none", "local", "openai"] = "none"
+    model: str = "all-MiniLM-L6-v2"
+    dimension: int = Field(default=384, ge=1, le=16000)
+    base_url: str = "https://api.openai.com/v1"
+    api_key: str = ""
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    batch_size: int = Field(default=64, ge=1, le=2048)
+    worker_interval_s: float = Field(default=0.5, gt=0)
+    worker_enabled: bool = True
+
+
+class RankingSettings(BaseModel):
+    relevance_weight: float = Field(default=0.7, ge=0.0, le=1.0)
+    salience_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    rrf_k: int = Field(default=60, ge=1)
+    candidate_pool: int = Field(default=200, ge=10, le=5000)
+    selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
+class SchedulerSettings(BaseModel):
+    enabled: bool = True
+    decay_interval_s: float = Field(default=3600.0, gt=0)
+    consolidation_interval_s: float = Field(default=6 * 3600.0, gt=0)
+    sweep_batch_size: int = Field(default=20000, ge=100)
+
+
+class LimitSettings(BaseModel):
+    max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    max_string_chars: int = 100_000
+    max_tags: int = 100
+    max_tag_chars: int = 256
+    max_list_items: int = 10_000
+
+
+class RateLimitSettings(BaseModel):
+    enabled: bool = True
+    requests_per_second: float = Field(default=100.0, gt=0)
+    burst: int = Field(default=200, ge=1)
+
+
+class LLMSettings(BaseModel):
+    base_url: str = ""
+    api_key: str = ""
+    model: str = "gpt-4o-mini"
+    timeout_s: float = Field(default=60.0, gt=0)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMBRANE_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    database_url: str = "sqlite:///./membrane.db"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    api_keys: list[ApiPrincipal] = Field(default_factory=list)
+    log_level: str = "info"
+    sqlite_key: str = ""  # SQLCipher key; needs the optional sqlcipher3 driver
+
+    policy: PolicySettings = Field(default_factory=PolicySettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    ranking: RankingSettings = Field(default_factory=RankingSettings)
+    scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    @property
+    def open_mode(self) -> bool:
+        return not self.api_keys
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

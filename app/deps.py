@@ -1,0 +1,106 @@
+"""FastAPI dependencies: the app state, a unit-of-work session, the principal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import Depends, Header, Request
+from sqlalchemy.orm import Session
+
+from app.config import Settings
+from app.db import Database
+from app.policy import PolicyEngine
+from app.schema.enums import Role, Sensitivity
+from app.security import (
+    KeyStore,
+    Narrowing,
+    Principal,
+    TrustContext,
+    require_role,
+    trust_for,
+)
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    db: Database
+    keys: KeyStore
+    policy: PolicyEngine
+    extras: dict[str, Any] = field(default_factory=dict)  # embedder, scheduler, metrics
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.membrane
+    return state
+
+
+StateDep = Annotated[AppState, Depends(get_state)]
+
+
+def get_session(state: StateDep) -> Iterator[Session]:
+    """One transaction per request, committed before the response is sent."""
+    with state.db.transaction() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def get_principal(
+    request: Request,
+    state: StateDep,
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> Principal:
+    principal = state.keys.authenticate(authorization)
+    request.state.principal = principal
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def _role(role: Role) -> Any:
+    def check(principal: PrincipalDep) -> Principal:
+        require_role(principal, role)
+        return principal
+
+    return check
+
+
+Reader = Annotated[Principal, Depends(_role(Role.read))]
+Writer = Annotated[Principal, Depends(_role(Role.write))]
+Admin = Annotated[Principal, Depends(_role(Role.admin))]
+
+
+def _narrowing(
+    max_sensitivity: Sensitivity | None = Header(
+        default=None,
+        alias="X-Membrane-Max-Sensitivity",
+        description="Narrow this request's sensitivity ceiling (never widens it).",
+    ),
+    scopes: str | None = Header(
+        default=None,
+        alias="X-Membrane-Scopes",
+        description="Comma-separated scopes to narrow this request to (never widens).",
+    ),
+) -> Narrowing:
+    scope_list = [s.strip() for s in scopes.split(",") if s.strip()] if scopes is not None else None
+    return Narrowing(max_sensitivity=max_sensitivity, scopes=scope_list)
+
+
+NarrowingDep = Annotated[Narrowing, Depends(_narrowing)]
+
+
+def read_trust(principal: Reader, narrowing: NarrowingDep) -> TrustContext:
+    return trust_for(principal, narrowing)
+
+
+def write_trust(principal: Writer, narrowing: NarrowingDep) -> TrustContext:
+    return trust_for(principal, narrowing)
+
+
+ReadTrust = Annotated[TrustContext, Depends(read_trust)]
+WriteTrust = Annotated[TrustContext, Depends(write_trust)]

@@ -1,0 +1,184 @@
+"""Domain exceptions and the one renderer of RFC 9457 problem+json."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("membrane.errors")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_BASE = "https://membrane.dev/problems/"
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details."""
+
+    type: str = Field(examples=[PROBLEM_BASE + "not-found"])
+    title: str
+    status: int
+    detail: str | None = None
+    instance: str | None = None
+    errors: list[dict[str, Any]] | None = Field(
+        default=None, description="Validation errors: location, message, type."
+    )
+
+
+class DomainError(Exception):
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.headers = headers or {}
+
+
+class NotFound(DomainError):
+    status, slug, title = 404, "not-found", "Not found"
+
+
+class Unauthorized(DomainError):
+    status, slug, title = 401, "unauthorized", "Unauthorized"
+
+
+class Forbidden(DomainError):
+    status, slug, title = 403, "forbidden", "Forbidden"
+
+
+class Conflict(DomainError):
+    status, slug, title = 409, "conflict", "Conflict"
+
+
+class Unprocessable(DomainError):
+    status, slug, title = 422, "unprocessable", "Unprocessable content"
+
+
+class PayloadTooLarge(DomainError):
+    status, slug, title = 413, "payload-too-large", "Payload too large"
+
+
+class TooManyRequests(DomainError):
+    status, slug, title = 429, "rate-limited", "Too many requests"
+
+
+class ServiceUnavailable(DomainError):
+    status, slug, title = 503, "unavailable", "Service unavailable"
+
+
+_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    413: "Payload too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    429: "Too many requests",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+
+def problem_response(
+    status: int,
+    detail: str | None,
+    *,
+    slug: str | None = None,
+    title: str | None = None,
+    instance: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    title = title or _TITLES.get(status, "Error")
+    body = Problem(
+        type=PROBLEM_BASE + (slug or title.lower().replace(" ", "-")),
+        title=title,
+        status=status,
+        detail=detail,
+        instance=instance,
+        errors=errors,
+    )
+    return JSONResponse(
+        body.model_dump(exclude_none=True),
+        status_code=status,
+        media_type=PROBLEM_MEDIA_TYPE,
+        headers=headers,
+    )
+
+
+def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    out = []
+    for err in exc.errors():
+        out.append(
+            {
+                "loc": [str(p) for p in err.get("loc", ())],
+                "msg": str(err.get("msg", "")),
+                "type": str(err.get("type", "")),
+            }
+        )
+    return out
+
+
+def install_handlers(app: FastAPI) -> None:
+    @app.exception_handler(DomainError)
+    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+        return problem_response(
+            exc.status,
+            exc.detail,
+            slug=exc.slug,
+            title=exc.title,
+            instance=request.url.path,
+            headers=exc.headers,
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _validation_errors(exc)
+        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+        where = ".".join(first["loc"])
+        return problem_response(
+            422,
+            f"{where}: {first['msg']}" if where else first["msg"],
+            slug="validation-error",
+            title="Request validation failed",
+            instance=request.url.path,
+            errors=errors,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return problem_response(
+            exc.status_code,
+            str(exc.detail),
+            instance=request.url.path,
+            headers=dict(exc.headers or {}),
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(
+            500, "An unexpected error occurred.", slug="internal", instance=request.url.path
+        )
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries documenting problem+json errors."""
+    return {
+        s: {
+            "model": Problem,
+            "description": _TITLES.get(s, "Error"),
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+        for s in statuses
+    }

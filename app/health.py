@@ -1,0 +1,62 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from app.deps import StateDep
+
+router = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    status: str
+
+
+class EmbeddingStatus(BaseModel):
+    provider: str
+    model: str | None
+    pending: int
+
+
+class Readiness(BaseModel):
+    status: str
+    database: str
+    dialect: str
+    tier: int
+    tier_name: str
+    open_mode: bool
+    embedding: EmbeddingStatus
+
+
+@router.get("/healthz", operation_id="healthz", response_model=Health)
+def healthz() -> Health:
+    return Health(status="ok")
+
+
+@router.get(
+    "/readyz",
+    operation_id="readyz",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "Database unreachable"}},
+)
+def readyz(state: StateDep) -> Any:
+    ok = state.db.ping()
+    embedding = state.extras.get("embedding_status")
+    status = embedding() if callable(embedding) else EmbeddingStatus(
+        provider=state.settings.embedding.provider, model=None, pending=0
+    )
+    body = Readiness(
+        status="ready" if ok else "unavailable",
+        database="reachable" if ok else "unreachable",
+        dialect=state.db.dialect,
+        tier=int(state.db.tier) if ok else 0,
+        tier_name=state.db.tier.name if ok else "unknown",
+        open_mode=state.keys.open_mode,
+        embedding=status,
+    )
+    return JSONResponse(body.model_dump(), status_code=200 if ok else 503)

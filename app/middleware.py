@@ -1,0 +1,142 @@
+"""ASGI middleware: body size limit (before parsing) and per-principal rate limiting."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
+
+
+async def send_problem(
+    send: Send, status: int, title: str, slug: str, detail: str, headers: dict[str, str] | None = None
+) -> None:
+    body = json.dumps(
+        {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
+    ).encode()
+    raw_headers = [
+        (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ] + [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimitMiddleware:
+    """Refuses bodies over the limit with 413 before anything parses them."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.max_bytes
+            except ValueError:
+                too_big = False
+            if too_big:
+                await self._refuse(send)
+                return
+            await self.app(scope, receive, send)
+            return
+        # No declared length (chunked): buffer up to the limit, then replay.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        await send_problem(
+            send,
+            413,
+            "Payload too large",
+            "payload-too-large",
+            f"The request body exceeds {self.max_bytes} bytes.",
+        )
+
+
+class TokenBuckets:
+    """One token bucket per caller (API key digest, or client address in open mode)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """0 when allowed, else seconds until a token is available."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            tokens, last = self._buckets.get(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            if tokens >= 1.0:
+                self._buckets[key] = (tokens - 1.0, now)
+                return 0.0
+            self._buckets[key] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+
+
+class RateLimitMiddleware:
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets) -> None:
+        self.app = app
+        self.buckets = buckets
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        wait = self.buckets.take(_caller_key(scope))
+        if wait > 0:
+            await send_problem(
+                send,
+                429,
+                "Too many requests",
+                "rate-limited",
+                "Rate limit exceeded for this principal.",
+                {"Retry-After": str(max(1, math.ceil(wait)))},
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+def _caller_key(scope: Scope) -> str:
+    headers: dict[bytes, bytes] = dict(scope.get("headers") or [])
+    auth = headers.get(b"authorization")
+    if auth:
+        return "key:" + hashlib.sha256(auth).hexdigest()
+    client: Any = scope.get("client") or ("unknown", 0)
+    return f"addr:{client[0]}"

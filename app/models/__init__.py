@@ -1,0 +1,191 @@
+"""SQLAlchemy tables. Timestamps are stored as UNIX epoch seconds (double precision) so the
+decay and max-age arithmetic is the same plain SQL on SQLite and PostgreSQL; the API speaks
+ISO-8601. Search structures that differ per backend (FTS5 table, tsvector column, pgvector
+column) are created by the migration, not declared here (see app/repositories/search*.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    String,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+# SQLite only auto-increments INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for audit ids.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class RecordRow(Base):
+    __tablename__ = "records"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    sensitivity: Mapped[int] = mapped_column(SmallInteger, nullable=False)  # rank 0..4
+    confidence: Mapped[float] = mapped_column(Double, nullable=False)
+    scope: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    tags: Mapped[list[str]] = mapped_column(JsonType, nullable=False, default=list)
+    created_at: Mapped[float] = mapped_column(Double, nullable=False)
+    updated_at: Mapped[float] = mapped_column(Double, nullable=False)
+    # Decay state: current salience = f(salience_base, salience_t0, curve, half-life, now).
+    salience_base: Mapped[float] = mapped_column(Double, nullable=False)
+    salience_t0: Mapped[float] = mapped_column(Double, nullable=False)
+    # Last value written by a sweep; informative only, reads always recompute.
+    salience_swept: Mapped[float] = mapped_column(Double, nullable=False)
+    decay_curve: Mapped[str] = mapped_column(String(16), nullable=False)
+    half_life_s: Mapped[float] = mapped_column(Double, nullable=False)
+    min_salience: Mapped[float] = mapped_column(Double, nullable=False, default=0.0)
+    max_age_s: Mapped[float | None] = mapped_column(Double, nullable=True)
+    reinforcement_gain: Mapped[float] = mapped_column(Double, nullable=False)
+    pinned: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    deletion_policy: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_by: Mapped[str] = mapped_column(String(256), nullable=False)
+    provenance: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    interpretation: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    payload: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False)
+    search_text: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    embedding_status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
+
+    __table_args__ = (
+        Index("ix_records_scope_created", "scope", "created_at"),
+        Index("ix_records_type_created", "type", "created_at"),
+        Index("ix_records_created", "created_at", "id"),
+        Index("ix_records_status", "status"),
+        Index("ix_records_embedding_status", "embedding_status"),
+    )
+
+
+class TagRow(Base):
+    __tablename__ = "record_tags"
+
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    tag: Mapped[str] = mapped_column(String(256), primary_key=True)
+
+    __table_args__ = (Index("ix_record_tags_tag", "tag", "record_id"),)
+
+
+class RelationRow(Base):
+    __tablename__ = "relations"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    source_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), nullable=False
+    )
+    predicate: Mapped[str] = mapped_column(String(64), nullable=False)
+    # A record id, or an external reference (contest accepts either): no foreign key.
+    target_id: Mapped[str] = mapped_column(String(1024), nullable=False)
+    weight: Mapped[float] = mapped_column(Double, nullable=False, default=1.0)
+    created_at: Mapped[float] = mapped_column(Double, nullable=False)
+
+    __table_args__ = (
+        Index("ix_relations_source", "source_id", "predicate"),
+        Index("ix_relations_target", "target_id", "predicate"),
+    )
+
+
+class ProvenanceRow(Base):
+    __tablename__ = "provenance_sources"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    ref: Mapped[str | None] = mapped_column(Text, nullable=True)
+    hash: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_by: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    timestamp: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+    __table_args__ = (
+        Index("ix_provenance_record", "record_id"),
+        Index("ix_provenance_hash", "hash"),
+    )
+
+
+class AuditRow(Base):
+    """Append-only. No foreign key: entries outlive the records they describe."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    record_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    actor: Mapped[str] = mapped_column(String(256), nullable=False)
+    timestamp: Mapped[float] = mapped_column(Double, nullable=False)
+    rationale: Mapped[str | None] = mapped_column(Text, nullable=True)
+    details: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+
+    __table_args__ = (
+        Index("ix_audit_record", "record_id", "id"),
+        Index("ix_audit_action_ts", "action", "timestamp"),
+    )
+
+
+class EntityTermRow(Base):
+    """Normalized names and aliases of entity records, for resolution within a scope."""
+
+    __tablename__ = "entity_terms"
+
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    term: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(512), nullable=False, default="")
+
+    __table_args__ = (Index("ix_entity_terms_scope_term", "scope", "term"),)
+
+
+class JobRunRow(Base):
+    __tablename__ = "job_runs"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    job: Mapped[str] = mapped_column(String(64), nullable=False)
+    trigger: Mapped[str] = mapped_column(String(16), nullable=False)
+    started_at: Mapped[float] = mapped_column(Double, nullable=False)
+    finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    counts: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
+
+
+class SystemMetaRow(Base):
+    """Key/value facts about the store itself (pinned embedding model and dimension)."""
+
+    __tablename__ = "system_meta"
+
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class EmbeddingRow(Base):
+    """Vectors on SQLite (float32 bytes). On PostgreSQL + pgvector the migration adds a
+    native `vector` column and an HNSW index to this same table."""
+
+    __tablename__ = "record_embeddings"
+
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    model: Mapped[str] = mapped_column(String(256), nullable=False)
+    vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)

@@ -1,0 +1,109 @@
+"""Typed record creation and trust-gated reads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from app import clock
+from app.deps import ReadTrust, SessionDep, StateDep, WriteTrust
+from app.errors import error_responses
+from app.records.service import RecordService
+from app.records.views import audit_out
+from app.repositories.records import RecordFilter
+from app.schema.enums import MemoryType, Sensitivity, Status
+from app.schema.records import AuditPage, MemoryRecordOut, RecordCreate, RecordPage, RelationsOut
+
+router = APIRouter(prefix="/v1/records", tags=["records"])
+READ_ERRORS = error_responses(401, 403, 404, 422, 429)
+
+
+@router.post(
+    "",
+    operation_id="createRecord",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MemoryRecordOut,
+    responses=error_responses(401, 403, 413, 422, 429),
+    summary="Create a typed record of any type",
+)
+def create_record(
+    body: RecordCreate, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> MemoryRecordOut:
+    service = RecordService(session, state.policy)
+    row = service.create(body, trust)
+    return service.view(row)
+
+
+@router.get(
+    "",
+    operation_id="listRecords",
+    response_model=RecordPage,
+    responses=error_responses(400, 401, 403, 422, 429),
+    summary="List records, newest first, with cursor pagination",
+)
+def list_records(
+    state: StateDep,
+    session: SessionDep,
+    trust: ReadTrust,
+    type: Annotated[list[MemoryType] | None, Query()] = None,
+    scope: Annotated[list[str] | None, Query(max_length=100)] = None,
+    tag: Annotated[
+        list[str] | None, Query(max_length=100, description="Records carrying ALL these tags.")
+    ] = None,
+    sensitivity: Annotated[list[Sensitivity] | None, Query()] = None,
+    record_status: Annotated[list[Status] | None, Query(alias="status")] = None,
+    min_salience: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
+) -> RecordPage:
+    flt = RecordFilter(
+        types=[t.value for t in type or []],
+        scopes=scope or [],
+        tags_all=tag or [],
+        sensitivities=[s.rank for s in sensitivity or []],
+        statuses=[s.value for s in record_status or []],
+        min_salience=min_salience,
+        created_after=clock.to_epoch(created_after) if created_after else None,
+        created_before=clock.to_epoch(created_before) if created_before else None,
+    )
+    return RecordService(session, state.policy).list(flt, trust, limit=limit, cursor=cursor)
+
+
+@router.get(
+    "/{record_id}",
+    operation_id="getRecord",
+    response_model=MemoryRecordOut,
+    responses=READ_ERRORS,
+    summary="Read one record with its relations and audit trail",
+)
+def get_record(record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust) -> MemoryRecordOut:
+    return RecordService(session, state.policy).read(record_id, trust)
+
+
+@router.get(
+    "/{record_id}/audit",
+    operation_id="getRecordAudit",
+    response_model=AuditPage,
+    responses=READ_ERRORS,
+    summary="The append-only history of a record",
+)
+def get_audit(record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust) -> AuditPage:
+    rows = RecordService(session, state.policy).audit(record_id, trust)
+    return AuditPage(items=[audit_out(r) for r in rows])
+
+
+@router.get(
+    "/{record_id}/relations",
+    operation_id="getRecordRelations",
+    response_model=RelationsOut,
+    responses=READ_ERRORS,
+    summary="Edges of a record in both directions",
+)
+def get_relations(
+    record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust
+) -> RelationsOut:
+    return RecordService(session, state.policy).relations(record_id, trust)

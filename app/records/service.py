@@ -1,0 +1,210 @@
+"""Creating and reading records. Services never commit: the caller's unit of work does."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
+
+from app import clock
+from app.errors import DomainError, Forbidden, NotFound, Unprocessable
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
+from app.policy import PolicyEngine
+from app.records.text import searchable_text
+from app.records.views import full_view, list_views, relation_out
+from app.repositories import audit as audit_repo
+from app.repositories import entities as entity_repo
+from app.repositories import records as record_repo
+from app.repositories import relations as relation_repo
+from app.repositories.records import RecordFilter, Visibility
+from app.schema.enums import MemoryType, Sensitivity
+from app.schema.payloads import payload_dict
+from app.schema.records import (
+    MemoryRecordOut,
+    RecordCreate,
+    RecordPage,
+    RelationOut,
+    RelationsOut,
+)
+from app.security import TrustContext, check_write_target
+
+
+class InvalidCursor(DomainError):
+    status, slug, title = 400, "invalid-cursor", "Invalid cursor"
+
+
+def visibility(trust: TrustContext) -> Visibility:
+    return Visibility(max_rank=min(trust.ceiling_rank + 1, 4), scopes=trust.scopes)
+
+
+def encode_cursor(row: RecordRow) -> str:
+    raw = json.dumps([row.created_at, row.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        created, rid = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return float(created), str(rid)
+    except (ValueError, TypeError) as exc:
+        raise InvalidCursor("The cursor is not one this service issued.") from exc
+
+
+class RecordService:
+    def __init__(self, session: Session, policy: PolicyEngine) -> None:
+        self.session = session
+        self.policy = policy
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create(
+        self, spec: RecordCreate, trust: TrustContext, *, source_kind: str | None = None
+    ) -> RecordRow:
+        """Insert one record with its tags, provenance, relations, terms and audit entry."""
+        memory_type = spec.memory_type
+        pol = self.policy.resolve(
+            memory_type,
+            spec.lifecycle,
+            sensitivity=spec.sensitivity,
+            confidence=spec.confidence,
+            salience=spec.salience,
+            source_kind=source_kind,
+        )
+        check_write_target(trust, spec.scope, pol.sensitivity)
+        self._check_relation_targets(spec, trust)
+        now = clock.now()
+        payload = payload_dict(spec.payload)
+        provenance = spec.provenance.model_dump(mode="json", exclude_none=True)
+        provenance.setdefault("created_by", trust.actor_id)
+        if not spec.provenance.created_by:
+            provenance["created_by"] = trust.actor_id
+        row = RecordRow(
+            id=str(uuid.uuid4()),
+            type=memory_type.value,
+            status="active",
+            sensitivity=pol.sensitivity.rank,
+            confidence=pol.confidence,
+            scope=spec.scope,
+            tags=list(spec.tags),
+            created_at=now,
+            updated_at=now,
+            salience_base=pol.salience,
+            salience_t0=now,
+            salience_swept=pol.salience,
+            decay_curve=pol.curve,
+            half_life_s=pol.half_life_s,
+            min_salience=pol.min_salience,
+            max_age_s=pol.max_age_s,
+            reinforcement_gain=pol.reinforcement_gain,
+            pinned=pol.pinned,
+            deletion_policy=pol.deletion_policy.value,
+            created_by=trust.actor_id,
+            provenance=provenance,
+            interpretation=spec.interpretation,
+            payload=payload,
+            search_text=searchable_text(memory_type.value, payload),
+            embedding_status="pending",
+        )
+        sources = [
+            ProvenanceRow(
+                kind=s.kind,
+                ref=s.ref,
+                hash=s.hash,
+                created_by=s.created_by,
+                timestamp=clock.to_epoch(s.timestamp) if s.timestamp else None,
+            )
+            for s in spec.provenance.sources
+        ]
+        record_repo.add(self.session, row, sources)
+        for rel in spec.relations:
+            relation_repo.add_pair(self.session, row.id, rel.predicate, rel.target_id, now, rel.weight)
+        if memory_type is MemoryType.entity:
+            names = [payload["canonical_name"], *payload.get("aliases", [])]
+            entity_repo.add_terms(self.session, row.id, row.scope, names)
+        audit_repo.append(
+            self.session,
+            row.id,
+            "create",
+            trust.actor_id,
+            now,
+            details={"type": memory_type.value, "source_kind": source_kind},
+        )
+        return row
+
+    def _check_relation_targets(self, spec: RecordCreate, trust: TrustContext) -> None:
+        ids = [r.target_id for r in spec.relations]
+        found = record_repo.get_many(self.session, ids)
+        for i, rel in enumerate(spec.relations):
+            target = found.get(rel.target_id)
+            if target is None or not self._readable(target, trust):
+                raise Unprocessable(f"relations[{i}].target_id: no record {rel.target_id!r}.")
+
+    # -- reads ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _readable(row: RecordRow, trust: TrustContext) -> bool:
+        return row.sensitivity <= trust.ceiling_rank and trust.scope_allowed(row.scope)
+
+    def require_readable(self, record_id: str, trust: TrustContext) -> RecordRow:
+        """A record by id: 404 when missing or out of scope, 403 when above the ceiling."""
+        row = record_repo.get(self.session, record_id)
+        if row is None or not trust.scope_allowed(row.scope):
+            raise NotFound(f"No record {record_id!r}.")
+        if row.sensitivity > trust.ceiling_rank:
+            level = Sensitivity.from_rank(row.sensitivity).value
+            raise Forbidden(f"Record {record_id!r} is {level!r}, above your ceiling.")
+        return row
+
+    def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
+        row = self.require_readable(record_id, trust)
+        rels = relation_repo.outgoing(self.session, [row.id])
+        history = audit_repo.for_record(self.session, row.id)
+        return full_view(row, clock.now(), rels, history)
+
+    def view(self, row: RecordRow) -> MemoryRecordOut:
+        rels = relation_repo.outgoing(self.session, [row.id])
+        return full_view(row, clock.now(), rels)
+
+    def list(
+        self, flt: RecordFilter, trust: TrustContext, *, limit: int, cursor: str | None
+    ) -> RecordPage:
+        now = clock.now()
+        after = decode_cursor(cursor) if cursor else None
+        rows = record_repo.page(
+            self.session, flt, visibility(trust), now=now, limit=limit + 1, after=after
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        visible_ids = [r.id for r in rows if r.sensitivity <= trust.ceiling_rank]
+        rels = relation_repo.outgoing(self.session, visible_ids)
+        items = list_views(rows, rels, trust, now)
+        return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
+
+    def audit(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
+        self.require_readable(record_id, trust)
+        return audit_repo.for_record(self.session, record_id)
+
+    def relations(self, record_id: str, trust: TrustContext) -> RelationsOut:
+        self.require_readable(record_id, trust)
+        out = relation_repo.outgoing(self.session, [record_id])
+        inc = relation_repo.incoming(self.session, [record_id])
+        return RelationsOut(
+            outgoing=self._visible_edges(out, [e.target_id for e in out], trust),
+            incoming=self._visible_edges(inc, [e.source_id for e in inc], trust),
+        )
+
+    def _visible_edges(
+        self, edges: Sequence[RelationRow], other_ends: list[str], trust: TrustContext
+    ) -> list[RelationOut]:
+        """Edges whose other end is a record the caller cannot read are left out;
+        edges to external references stay."""
+        others = record_repo.get_many(self.session, other_ends)
+        return [
+            relation_out(edge)
+            for edge, end in zip(edges, other_ends, strict=True)
+            if end not in others or self._readable(others[end], trust)
+        ]

