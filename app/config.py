@@ -18,7 +18,9 @@ class ApiPrincipal(BaseModel):
     actor_id: str = Field(min_length=1, max_length=256)
     max_sensitivity: Sensitivity = Sensitivity.low
     scopes: list[str] = Field(default_factory=list)  # empty → every scope
-    roles: list[Literal["read", "write", "admin"]] = Field(default_factory=lambda: ["read"])
+    roles: list[Literal["read", "write", "admin"]] = Field(
+        default_factory=lambda: ["read"]  # type: ignore[arg-type]
+    )
 
 
 class PolicySettings(BaseModel):

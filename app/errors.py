@@ -144,11 +144,11 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = _validation_errors(exc)
-        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
-        where = ".".join(first["loc"])
+        where = ".".join(errors[0]["loc"]) if errors else ""
+        message = str(errors[0]["msg"]) if errors else "invalid request"
         return problem_response(
             422,
-            f"{where}: {first['msg']}" if where else first["msg"],
+            f"{where}: {message}" if where else message,
             slug="validation-error",
             title="Request validation failed",
             instance=request.url.path,
@@ -159,7 +159,7 @@ def install_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return problem_response(
             exc.status_code,
-            str(exc.detail),
+            str(exc.detail) if exc.detail is not None else None,
             instance=request.url.path,
             headers=dict(exc.headers or {}),
         )

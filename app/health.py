@@ -47,8 +47,10 @@ def healthz() -> Health:
 def readyz(state: StateDep) -> Any:
     ok = state.db.ping()
     embedding = state.extras.get("embedding_status")
-    status = embedding() if callable(embedding) else EmbeddingStatus(
-        provider=state.settings.embedding.provider, model=None, pending=0
+    status = (
+        embedding()
+        if callable(embedding)
+        else EmbeddingStatus(provider=state.settings.embedding.provider, model=None, pending=0)
     )
     body = Readiness(
         status="ready" if ok else "unavailable",

@@ -30,7 +30,9 @@ Authenticate with `Authorization: Bearer <key>`. Errors are RFC 9457
 
 def build_state(settings: Settings) -> AppState:
     db = Database(settings.database_url)
-    return AppState(settings=settings, db=db, keys=KeyStore(settings), policy=PolicyEngine(settings))
+    return AppState(
+        settings=settings, db=db, keys=KeyStore(settings), policy=PolicyEngine(settings)
+    )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -15,7 +15,12 @@ from app.errors import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
 
 
 async def send_problem(
-    send: Send, status: int, title: str, slug: str, detail: str, headers: dict[str, str] | None = None
+    send: Send,
+    status: int,
+    title: str,
+    slug: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
 ) -> None:
     body = json.dumps(
         {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}

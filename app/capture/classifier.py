@@ -51,9 +51,10 @@ def fact_of(content: Any) -> tuple[str, str, Any] | None:
     """(subject, predicate, object) when the content carries a fact."""
     data = as_dict(content)
     subject, predicate = data.get("subject"), data.get("predicate")
-    if isinstance(subject, str) and isinstance(predicate, str) and "object" in data:
-        if subject.strip() and predicate.strip() and data["object"] not in (None, ""):
-            return subject.strip(), predicate.strip(), data["object"]
+    if not (isinstance(subject, str) and isinstance(predicate, str)):
+        return None
+    if subject.strip() and predicate.strip() and data.get("object") not in (None, ""):
+        return subject.strip(), predicate.strip(), data["object"]
     return None
 
 
@@ -98,10 +99,12 @@ def episodic_payload(
 ) -> dict[str, Any]:
     data = as_dict(content)
     if source_kind is SourceKind.episode:
-        payload = {k: data[k] for k in ("timeline", "tool_graph", "outcome", "artifacts") if k in data}
-        payload["environment"] = data.get("environment") or context
-        payload["summary"] = summary
-        return {"kind": "episodic", **payload}
+        episode: dict[str, Any] = {
+            k: data[k] for k in ("timeline", "tool_graph", "outcome", "artifacts") if k in data
+        }
+        episode["environment"] = data.get("environment") or context
+        episode["summary"] = summary
+        return {"kind": "episodic", **episode}
     payload: dict[str, Any] = {
         "kind": "episodic",
         "summary": summary,
@@ -125,7 +128,9 @@ def episodic_payload(
     return payload
 
 
-def working_payload(content: Any, summary: str, source: str, context: dict[str, Any]) -> dict[str, Any]:
+def working_payload(
+    content: Any, summary: str, source: str, context: dict[str, Any]
+) -> dict[str, Any]:
     data = as_dict(content)
     known = ("state", "constraints", "next_actions", "open_questions")
     payload: dict[str, Any] = {k: data[k] for k in known if k in data}

@@ -32,7 +32,9 @@ router = APIRouter(prefix="/v1", tags=["capture"])
 ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
-def _capture(state: StateDep, session: Session, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
+def _capture(
+    state: StateDep, session: Session, req: CaptureRequest, trust: TrustContext
+) -> CaptureResponse:
     service = CaptureService(session, RecordService(session, state.policy))
     result = service.capture(req, trust)
     session.flush()
@@ -42,9 +44,12 @@ def _capture(state: StateDep, session: Session, req: CaptureRequest, trust: Trus
 def _response(result: CaptureResult) -> CaptureResponse:
     now = clock.now()
     return CaptureResponse(
-        primary_record=full_view(result.primary, now, [e for e in result.edges if e.source_id == result.primary.id]),
+        primary_record=full_view(
+            result.primary, now, [e for e in result.edges if e.source_id == result.primary.id]
+        ),
         created_records=[
-            full_view(r, now, [e for e in result.edges if e.source_id == r.id]) for r in result.created
+            full_view(r, now, [e for e in result.edges if e.source_id == r.id])
+            for r in result.created
         ],
         edges=[relation_out(e) for e in result.edges],
     )
@@ -58,7 +63,9 @@ def _response(result: CaptureResult) -> CaptureResponse:
     responses=ERRORS,
     summary="Capture raw experience as typed memory",
 )
-def capture(body: CaptureRequest, state: StateDep, session: SessionDep, trust: WriteTrust) -> CaptureResponse:
+def capture(
+    body: CaptureRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> CaptureResponse:
     return _capture(state, session, body, trust)
 
 
@@ -83,9 +90,13 @@ def _ingest(
     responses=ERRORS,
     tags=["ingest"],
 )
-def ingest_event(body: EventIngest, state: StateDep, session: SessionDep, trust: WriteTrust) -> CaptureResponse:
+def ingest_event(
+    body: EventIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> CaptureResponse:
     content = {"event_type": body.event_type, **body.data, "entities": body.entities}
-    return _ingest(state, session, trust, SourceKind.event, common_fields(body), content, body.summary)
+    return _ingest(
+        state, session, trust, SourceKind.event, common_fields(body), content, body.summary
+    )
 
 
 @router.post(
@@ -102,7 +113,9 @@ def ingest_observation(
     content: dict[str, Any] = {**body.data, "entities": body.entities}
     if body.subject is not None:
         content.update(subject=body.subject, predicate=body.predicate, object=body.object)
-    return _ingest(state, session, trust, SourceKind.observation, common_fields(body), content, body.summary)
+    return _ingest(
+        state, session, trust, SourceKind.observation, common_fields(body), content, body.summary
+    )
 
 
 @router.post(
@@ -118,7 +131,9 @@ def ingest_tool_output(
 ) -> CaptureResponse:
     content = {"tool": body.tool, "args": body.args, "result": body.result, "status": body.status}
     summary = body.summary or f"{body.tool} returned {body.status}"
-    return _ingest(state, session, trust, SourceKind.tool_output, common_fields(body), content, summary)
+    return _ingest(
+        state, session, trust, SourceKind.tool_output, common_fields(body), content, summary
+    )
 
 
 @router.post(
@@ -134,10 +149,23 @@ def ingest_working_state(
 ) -> CaptureResponse:
     content = body.model_dump(
         mode="json",
-        include={"thread_id", "state", "constraints", "next_actions", "open_questions", "context_summary"},
+        include={
+            "thread_id",
+            "state",
+            "constraints",
+            "next_actions",
+            "open_questions",
+            "context_summary",
+        },
     )
     return _ingest(
-        state, session, trust, SourceKind.working_state, common_fields(body), content, body.context_summary or None
+        state,
+        session,
+        trust,
+        SourceKind.working_state,
+        common_fields(body),
+        content,
+        body.context_summary or None,
     )
 
 
@@ -149,14 +177,18 @@ def ingest_working_state(
     responses=ERRORS,
     tags=["ingest"],
 )
-def ingest_episode(body: EpisodeIngest, state: StateDep, session: SessionDep, trust: WriteTrust) -> CaptureResponse:
+def ingest_episode(
+    body: EpisodeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> CaptureResponse:
     content = body.model_dump(
         mode="json",
         by_alias=True,
         include={"timeline", "tool_graph", "environment", "outcome", "artifacts", "entities"},
         exclude_none=True,
     )
-    return _ingest(state, session, trust, SourceKind.episode, common_fields(body), content, body.summary)
+    return _ingest(
+        state, session, trust, SourceKind.episode, common_fields(body), content, body.summary
+    )
 
 
 @router.post(
@@ -167,7 +199,9 @@ def ingest_episode(body: EpisodeIngest, state: StateDep, session: SessionDep, tr
     tags=["ingest"],
     summary="Record the outcome of an episodic record",
 )
-def ingest_outcome(body: OutcomeIngest, state: StateDep, session: SessionDep, trust: WriteTrust) -> MemoryRecordOut:
+def ingest_outcome(
+    body: OutcomeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> MemoryRecordOut:
     records = RecordService(session, state.policy)
     row = CaptureService(session, records).record_outcome(body, trust)
     return records.view(row)

@@ -112,8 +112,12 @@ class CaptureService:
         except ValidationError as exc:
             raise validation_problem(exc, "content") from exc
 
-    def _spec(self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]) -> RecordCreate:
-        source = ProvenanceSource(kind=req.source_kind.value, ref=req.source, timestamp=req.timestamp)
+    def _spec(
+        self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]
+    ) -> RecordCreate:
+        source = ProvenanceSource(
+            kind=req.source_kind.value, ref=req.source, timestamp=req.timestamp
+        )
         return RecordCreate(
             payload=payload,
             sensitivity=req.sensitivity,
@@ -124,7 +128,11 @@ class CaptureService:
         )
 
     def _resolve_entities(
-        self, mentions: list[Mention], req: CaptureRequest, trust: TrustContext, result: CaptureResult
+        self,
+        mentions: list[Mention],
+        req: CaptureRequest,
+        trust: TrustContext,
+        result: CaptureResult,
     ) -> dict[str, str]:
         """name → entity record id; unknown names become new entity records."""
         resolved: dict[str, str] = {}
@@ -181,7 +189,9 @@ class CaptureService:
         )
         row = self.records.create(spec, trust, source_kind=req.source_kind.value)
         result.created.append(row)
-        result.edges += relation_repo.add_pair(self.session, row.id, "derived_from", primary.id, clock.now())
+        result.edges += relation_repo.add_pair(
+            self.session, row.id, "derived_from", primary.id, clock.now()
+        )
         return row
 
     def _link_fact(
@@ -192,11 +202,15 @@ class CaptureService:
         scope: str | None,
         now: float,
     ) -> list[RelationRow]:
-        edges = relation_repo.add_pair(self.session, fact_row.id, "subject_entity", entities[fact[0]], now)
+        edges = relation_repo.add_pair(
+            self.session, fact_row.id, "subject_entity", entities[fact[0]], now
+        )
         if isinstance(fact[2], str):
             obj = entity_repo.resolve(self.session, scope, [fact[2]])
             if obj is not None:
-                edges += relation_repo.add_pair(self.session, fact_row.id, "object_entity", obj, now)
+                edges += relation_repo.add_pair(
+                    self.session, fact_row.id, "object_entity", obj, now
+                )
         return edges
 
     # -- outcomes -------------------------------------------------------------------------
@@ -225,4 +239,3 @@ class CaptureService:
 
 def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: data[k] for k in keys if k in data}
-

@@ -70,7 +70,7 @@ def list_records(
         created_after=clock.to_epoch(created_after) if created_after else None,
         created_before=clock.to_epoch(created_before) if created_before else None,
     )
-    return RecordService(session, state.policy).list(flt, trust, limit=limit, cursor=cursor)
+    return RecordService(session, state.policy).list_page(flt, trust, limit=limit, cursor=cursor)
 
 
 @router.get(
@@ -80,7 +80,9 @@ def list_records(
     responses=READ_ERRORS,
     summary="Read one record with its relations and audit trail",
 )
-def get_record(record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust) -> MemoryRecordOut:
+def get_record(
+    record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust
+) -> MemoryRecordOut:
     return RecordService(session, state.policy).read(record_id, trust)
 
 

@@ -121,7 +121,9 @@ class RecordService:
         ]
         record_repo.add(self.session, row, sources)
         for rel in spec.relations:
-            relation_repo.add_pair(self.session, row.id, rel.predicate, rel.target_id, now, rel.weight)
+            relation_repo.add_pair(
+                self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
+            )
         if memory_type is MemoryType.entity:
             names = [payload["canonical_name"], *payload.get("aliases", [])]
             entity_repo.add_terms(self.session, row.id, row.scope, names)
@@ -169,7 +171,7 @@ class RecordService:
         rels = relation_repo.outgoing(self.session, [row.id])
         return full_view(row, clock.now(), rels)
 
-    def list(
+    def list_page(
         self, flt: RecordFilter, trust: TrustContext, *, limit: int, cursor: str | None
     ) -> RecordPage:
         now = clock.now()

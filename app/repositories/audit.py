@@ -32,7 +32,9 @@ def append(
 
 
 def for_record(session: Session, record_id: str, limit: int = 1000) -> list[AuditRow]:
-    stmt = select(AuditRow).where(AuditRow.record_id == record_id).order_by(AuditRow.id).limit(limit)
+    stmt = (
+        select(AuditRow).where(AuditRow.record_id == record_id).order_by(AuditRow.id).limit(limit)
+    )
     return list(session.scalars(stmt))
 
 

@@ -124,7 +124,7 @@ def page(
     after: tuple[float, str] | None,
 ) -> list[RecordRow]:
     """Newest first, stable order (created_at, id) with keyset pagination."""
-    stmt: Select[tuple[RecordRow]] = select(RecordRow).where(
+    stmt: Select[RecordRow] = select(RecordRow).where(
         *filter_clauses(flt, vis, session.get_bind().dialect.name, now)
     )
     if after is not None:

@@ -33,7 +33,12 @@ INVERSE: dict[str, str] = {
 
 
 def add(
-    session: Session, source_id: str, predicate: str, target_id: str, now: float, weight: float = 1.0
+    session: Session,
+    source_id: str,
+    predicate: str,
+    target_id: str,
+    now: float,
+    weight: float = 1.0,
 ) -> RelationRow:
     row = RelationRow(
         source_id=source_id, predicate=predicate, target_id=target_id, weight=weight, created_at=now
@@ -43,7 +48,12 @@ def add(
 
 
 def add_pair(
-    session: Session, source_id: str, predicate: str, target_id: str, now: float, weight: float = 1.0
+    session: Session,
+    source_id: str,
+    predicate: str,
+    target_id: str,
+    now: float,
+    weight: float = 1.0,
 ) -> list[RelationRow]:
     """An edge plus its inverse (when the target is a record)."""
     rows = [add(session, source_id, predicate, target_id, now, weight)]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class MemoryType(str, Enum):
+class MemoryType(StrEnum):
     episodic = "episodic"
     working = "working"
     entity = "entity"
@@ -25,7 +25,7 @@ LAYER_ORDER: tuple[MemoryType, ...] = (
 )
 
 
-class Sensitivity(str, Enum):
+class Sensitivity(StrEnum):
     public = "public"
     low = "low"
     medium = "medium"
@@ -50,25 +50,25 @@ SENSITIVITY_ORDER: tuple[Sensitivity, ...] = (
 )
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     active = "active"
     contested = "contested"
     retracted = "retracted"
     superseded = "superseded"
 
 
-class DecayCurve(str, Enum):
+class DecayCurve(StrEnum):
     exponential = "exponential"
     linear = "linear"
 
 
-class DeletionPolicy(str, Enum):
+class DeletionPolicy(StrEnum):
     auto_prune = "auto_prune"
     manual_only = "manual_only"
     never = "never"
 
 
-class SourceKind(str, Enum):
+class SourceKind(StrEnum):
     event = "event"
     tool_output = "tool_output"
     observation = "observation"
@@ -77,14 +77,14 @@ class SourceKind(str, Enum):
     episode = "episode"
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     success = "success"
     failure = "failure"
     partial = "partial"
     unknown = "unknown"
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     read = "read"
     write = "write"
     admin = "admin"
