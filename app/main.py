@@ -9,14 +9,22 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.capture.router import router as capture_router
+from app.embedding import background as embedding_background
 from app.config import Settings, get_settings
 from app.db import Database
 from app.deps import AppState
 from app.errors import Problem, install_handlers
 from app.health import router as health_router
+from app.jobs import background as jobs_background
+from app.jobs.router import router as jobs_router
+from app.metrics.http import RequestMetricsMiddleware
+from app.metrics.router import router as metrics_router
 from app.middleware import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
 from app.policy import PolicyEngine
 from app.records.router import router as records_router
+from app.reinforce.router import router as reinforce_router
+from app.retrieve.router import router as retrieve_router
+from app.revise.router import router as revise_router
 from app.security import KeyStore
 
 log = logging.getLogger("membrane")
@@ -47,9 +55,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             state.db.tier.name,
             "open" if state.keys.open_mode else "authenticated",
         )
+        embedding_background.start(state)
+        jobs_background.start(state)
         try:
             yield
         finally:
+            jobs_background.stop(state)
+            embedding_background.stop(state)
             state.db.dispose()
 
     app = FastAPI(
@@ -60,12 +72,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.membrane = state
     install_handlers(app)
-    for router in (health_router, capture_router, records_router):
+    for router in (
+        health_router,
+        capture_router,
+        records_router,
+        reinforce_router,
+        revise_router,
+        retrieve_router,
+        jobs_router,
+        metrics_router,
+    ):
         app.include_router(router)
     if settings.rate_limit.enabled:
         buckets = TokenBuckets(settings.rate_limit.requests_per_second, settings.rate_limit.burst)
         app.add_middleware(RateLimitMiddleware, buckets=buckets)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
+    app.add_middleware(RequestMetricsMiddleware)
     _register_problem_schema(app)
     return app
 
