@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.capture.router import router as capture_router
-from app.embedding import background as embedding_background
 from app.config import Settings, get_settings
 from app.db import Database
 from app.deps import AppState
+from app.embedding import background as embedding_background
 from app.errors import Problem, install_handlers
 from app.health import router as health_router
 from app.jobs import background as jobs_background
