@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 
 
 def now() -> float:
-    return time.time()
+    # Microsecond precision, so a timestamp read back from the API (ISO-8601, µs) compares
+    # equal to the stored value.
+    return round(time.time(), 6)
 
 
 def to_datetime(epoch: float) -> datetime:

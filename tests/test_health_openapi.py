@@ -1,0 +1,37 @@
+"""Health, readiness with tier, and the OpenAPI contract."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def test_healthz_and_readyz(client: TestClient, store: str) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz").json()
+    assert ready["status"] == "ready" and ready["database"] == "reachable"
+    if store == "sqlite":
+        assert (ready["tier"], ready["tier_name"]) == (1, "sqlite")
+    else:
+        assert (ready["tier"], ready["tier_name"]) == (3, "pgvector")
+    assert ready["open_mode"] is False
+    assert set(ready["embedding"]) == {"provider", "model", "pending"}
+
+
+def test_openapi_names_every_operation_with_models_and_errors(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert "Problem" in spec["components"]["schemas"]
+    seen_ids: set[str] = set()
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            op_id = op.get("operationId")
+            assert op_id and op_id not in seen_ids, (path, method)
+            seen_ids.add(op_id)
+            ok = [c for c in op["responses"] if c.startswith("2")]
+            assert ok, (path, method)
+            content = op["responses"][ok[0]].get("content", {})
+            if ok[0] != "204":
+                assert content, f"{method} {path} has no response model"
+            if path.startswith("/v1"):
+                assert "401" in op["responses"], (path, method)
+                assert "422" in op["responses"] or method == "get", (path, method)
+    assert {"captureMemory", "createRecord", "listRecords", "getRecord"} <= seen_ids
