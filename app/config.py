@@ -80,11 +80,9 @@ class SchedulerSettings(BaseModel):
 
 
 class LimitSettings(BaseModel):
+    # Field limits (string length, tags, list sizes) are part of the API contract and live
+    # in app/schema/common.py; only the body size is an operator's choice.
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
-    max_string_chars: int = 100_000
-    max_tags: int = 100
-    max_tag_chars: int = 256
-    max_list_items: int = 10_000
 
 
 class RateLimitSettings(BaseModel):
@@ -113,7 +111,6 @@ class Settings(BaseSettings):
     port: int = Field(default=8080, ge=1, le=65535)
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
     log_level: str = "info"
-    sqlite_key: str = ""  # SQLCipher key; needs the optional sqlcipher3 driver
 
     policy: PolicySettings = Field(default_factory=PolicySettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
