@@ -46,7 +46,9 @@ def get_session(state: StateDep) -> Iterator[Session]:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the commit runs when the endpoint returns, before the response is sent,
+# so a failed commit becomes an error response rather than a lost write.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 def get_principal(
