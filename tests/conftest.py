@@ -21,11 +21,11 @@ from fastapi.testclient import TestClient
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from app.config import ApiPrincipal, Settings  # noqa: E402
-from app.db import Database  # noqa: E402
-from app.main import create_app  # noqa: E402
-from app.migrate import upgrade  # noqa: E402
-from app.security import hash_key  # noqa: E402
+from app.config import ApiPrincipal, Settings
+from app.db import Database
+from app.main import create_app
+from app.migrate import upgrade
+from app.security import hash_key
 
 STORES = ["sqlite", "postgres"]
 PLAIN_PG_URL = os.environ.get(

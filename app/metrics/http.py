@@ -1,8 +1,15 @@
-"""Request metrics middleware for Prometheus exposition. Filled in by its issue."""
+"""Request metrics middleware: counts and times every HTTP request by route template
+(never the raw path, which would explode label cardinality) and status."""
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.metrics.registry import HTTP_LATENCY, HTTP_REQUESTS
+
+UNMATCHED = "unmatched"
 
 
 class RequestMetricsMiddleware:
@@ -10,4 +17,24 @@ class RequestMetricsMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def record_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, record_status)
+        finally:
+            # The router stores the matched route in the (shared) scope.
+            route = scope.get("route")
+            template = str(getattr(route, "path", UNMATCHED)) if route else UNMATCHED
+            labels = (str(scope.get("method", "")), template, str(status))
+            HTTP_REQUESTS.inc(*labels)
+            HTTP_LATENCY.observe(time.perf_counter() - start, *labels)

@@ -1,7 +1,102 @@
-"""Placeholder router: filled in by its issue."""
+"""Salience and lifecycle of one record: reinforce, penalize, pin, unpin, delete."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-router = APIRouter()
+from fastapi import APIRouter, Query
+
+from app.deps import SessionDep, StateDep, WriteTrust
+from app.errors import error_responses
+from app.reinforce.service import LifecycleService
+from app.schema.common import MAX_STRING
+from app.schema.lifecycle import PenalizeRequest, PinRequest, RecordDeleted, ReinforceRequest
+from app.schema.records import MemoryRecordOut
+
+router = APIRouter(prefix="/v1/records", tags=["lifecycle"])
+ERRORS = error_responses(401, 403, 404, 422, 429)
+
+
+@router.post(
+    "/{record_id}/reinforce",
+    operation_id="reinforceRecord",
+    response_model=MemoryRecordOut,
+    responses=ERRORS,
+    summary="Add the record's reinforcement gain to its salience and restart its decay",
+)
+def reinforce(
+    record_id: str,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    body: ReinforceRequest | None = None,
+) -> MemoryRecordOut:
+    rationale = body.rationale if body else None
+    return LifecycleService(session, state.policy).reinforce(record_id, trust, rationale)
+
+
+@router.post(
+    "/{record_id}/penalize",
+    operation_id="penalizeRecord",
+    response_model=MemoryRecordOut,
+    responses=ERRORS,
+    summary="Lower the record's salience (floored at its minimum) and restart its decay",
+)
+def penalize(
+    record_id: str, body: PenalizeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> MemoryRecordOut:
+    service = LifecycleService(session, state.policy)
+    return service.penalize(record_id, trust, body.amount, body.rationale)
+
+
+@router.post(
+    "/{record_id}/pin",
+    operation_id="pinRecord",
+    response_model=MemoryRecordOut,
+    responses=ERRORS,
+    summary="Pin a record: its salience is frozen and it is never pruned",
+)
+def pin(
+    record_id: str,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    body: PinRequest | None = None,
+) -> MemoryRecordOut:
+    rationale = body.rationale if body else None
+    return LifecycleService(session, state.policy).set_pinned(record_id, trust, True, rationale)
+
+
+@router.post(
+    "/{record_id}/unpin",
+    operation_id="unpinRecord",
+    response_model=MemoryRecordOut,
+    responses=ERRORS,
+    summary="Unpin a record: decay resumes from now",
+)
+def unpin(
+    record_id: str,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    body: PinRequest | None = None,
+) -> MemoryRecordOut:
+    rationale = body.rationale if body else None
+    return LifecycleService(session, state.policy).set_pinned(record_id, trust, False, rationale)
+
+
+@router.delete(
+    "/{record_id}",
+    operation_id="deleteRecord",
+    response_model=RecordDeleted,
+    responses=error_responses(401, 403, 404, 409, 422, 429),
+    summary="Delete a record (refused with 409 when its deletion policy is 'never')",
+)
+def delete_record(
+    record_id: str,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    rationale: Annotated[str | None, Query(max_length=MAX_STRING)] = None,
+) -> RecordDeleted:
+    return LifecycleService(session, state.policy).delete(record_id, trust, rationale)

@@ -1,7 +1,96 @@
-"""Placeholder router: filled in by its issue."""
+"""Revision endpoints: supersede, fork, retract, contest, merge."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, status
 
-router = APIRouter()
+from app.deps import SessionDep, StateDep, WriteTrust
+from app.errors import error_responses
+from app.revise.service import RevisionService
+from app.schema.lifecycle import (
+    ContestRequest,
+    ContestResult,
+    ForkRequest,
+    ForkResult,
+    MergeRequest,
+    MergeResult,
+    RetractRequest,
+    RetractResult,
+    SupersedeRequest,
+    SupersedeResult,
+)
+
+router = APIRouter(prefix="/v1/records", tags=["revision"])
+ERRORS = error_responses(401, 403, 404, 409, 413, 422, 429)
+
+
+@router.post(
+    "/merge",
+    operation_id="mergeRecords",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MergeResult,
+    responses=ERRORS,
+    summary="Merge records into a new one; the sources become superseded",
+)
+def merge(
+    body: MergeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> MergeResult:
+    return RevisionService(session, state.policy).merge(body, trust)
+
+
+@router.post(
+    "/{record_id}/supersede",
+    operation_id="supersedeRecord",
+    status_code=status.HTTP_201_CREATED,
+    response_model=SupersedeResult,
+    responses=ERRORS,
+    summary="Replace a record with a new version; the old one is kept as superseded",
+)
+def supersede(
+    record_id: str,
+    body: SupersedeRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+) -> SupersedeResult:
+    return RevisionService(session, state.policy).supersede(record_id, body, trust)
+
+
+@router.post(
+    "/{record_id}/fork",
+    operation_id="forkRecord",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ForkResult,
+    responses=ERRORS,
+    summary="Create a variant derived from a record; the source stays active",
+)
+def fork(
+    record_id: str, body: ForkRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> ForkResult:
+    return RevisionService(session, state.policy).fork(record_id, body, trust)
+
+
+@router.post(
+    "/{record_id}/retract",
+    operation_id="retractRecord",
+    response_model=RetractResult,
+    responses=ERRORS,
+    summary="Retract a record: kept for audit, excluded from retrieval",
+)
+def retract(
+    record_id: str, body: RetractRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> RetractResult:
+    return RevisionService(session, state.policy).retract(record_id, body, trust)
+
+
+@router.post(
+    "/{record_id}/contest",
+    operation_id="contestRecord",
+    response_model=ContestResult,
+    responses=ERRORS,
+    summary="Mark a record as contested by another record or an external reference",
+)
+def contest(
+    record_id: str, body: ContestRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> ContestResult:
+    return RevisionService(session, state.policy).contest(record_id, body, trust)

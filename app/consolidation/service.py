@@ -1,0 +1,126 @@
+"""Consolidation, placeholder stage: episodic compression only.
+
+Active episodic records at least COMPRESS_AFTER_S old are grouped by (scope, thread)
+— the thread is `payload.environment.thread_id` when present — and every group of two
+or more becomes one compressed episodic record: a timeline with one entry per source
+episode, `derived_from` edges to each source, the tag `consolidation:compressed` and a
+longer half-life, so the gist outlives the raw episodes. The sources are kept (they
+decay and are pruned as usual). The other stages of DESIGN §5 are later work.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from app import clock
+from app.db import Database
+from app.models import RecordRow
+from app.policy import PolicyEngine
+from app.records.service import RecordService
+from app.repositories import lifecycle as lifecycle_repo
+from app.schema.enums import Sensitivity
+from app.schema.payloads import EpisodicPayload, TimelineEntry
+from app.schema.records import (
+    DecaySpec,
+    LifecycleSpec,
+    Provenance,
+    ProvenanceSource,
+    RecordCreate,
+    RelationSpec,
+)
+from app.security import TrustContext
+
+ACTOR = "system:consolidation"
+COMPRESSED_TAG = "consolidation:compressed"
+COMPRESS_AFTER_S = 3600.0  # one episodic half-life
+COMPRESSED_HALF_LIFE_S = 7 * 86400.0
+MIN_GROUP = 2
+MAX_GROUP = 200  # bigger groups are split into chunks
+MAX_SOURCES_PER_RUN = 5000
+SUMMARY_CHARS = 200
+
+SYSTEM_TRUST = TrustContext(ceiling=Sensitivity.hyper, scopes=None, actor_id=ACTOR)
+
+GroupKey = tuple[str | None, str | None]
+
+
+def thread_of(row: RecordRow) -> str | None:
+    env = row.payload.get("environment") or {}
+    thread = env.get("thread_id") if isinstance(env, dict) else None
+    return thread if isinstance(thread, str) else None
+
+
+def group_episodes(rows: list[RecordRow]) -> list[list[RecordRow]]:
+    """Groups of MIN_GROUP..MAX_GROUP episodes sharing scope and thread, oldest first."""
+    by_key: dict[GroupKey, list[RecordRow]] = defaultdict(list)
+    for row in rows:
+        by_key[(row.scope, thread_of(row))].append(row)
+    groups = []
+    for members in by_key.values():
+        members.sort(key=lambda r: (r.created_at, r.id))
+        for i in range(0, len(members), MAX_GROUP):
+            chunk = members[i : i + MAX_GROUP]
+            if len(chunk) >= MIN_GROUP:
+                groups.append(chunk)
+    return groups
+
+
+def compressed_spec(members: list[RecordRow]) -> RecordCreate:
+    summaries = [str(m.payload.get("summary") or "")[:SUMMARY_CHARS] for m in members]
+    outcomes: dict[str, int] = defaultdict(int)
+    for m in members:
+        outcomes[str(m.payload.get("outcome"))] += 1
+    scope, thread = members[0].scope, thread_of(members[0])
+    headline = f"{len(members)} episodes" + (f" in thread {thread}" if thread else "")
+    payload = EpisodicPayload(
+        summary=(headline + ": " + "; ".join(s for s in summaries[:5] if s))[:2000],
+        timeline=[
+            TimelineEntry(
+                t=clock.to_datetime(m.created_at),
+                event_type="episode",
+                summary=s,
+                data={"record_id": m.id},
+            )
+            for m, s in zip(members, summaries, strict=True)
+        ],
+        environment={"compressed_from": len(members), "thread_id": thread, "outcomes": outcomes},
+        outcome=_common_outcome(members),
+    )
+    return RecordCreate(
+        payload=payload,
+        scope=scope,
+        sensitivity=Sensitivity.from_rank(max(m.sensitivity for m in members)),
+        tags=[COMPRESSED_TAG],
+        lifecycle=LifecycleSpec(decay=DecaySpec(half_life_seconds=COMPRESSED_HALF_LIFE_S)),
+        provenance=Provenance(
+            sources=[ProvenanceSource(kind="consolidation", ref="episodic-compression")],
+            created_by=ACTOR,
+        ),
+        relations=[RelationSpec(predicate="derived_from", target_id=m.id) for m in members],
+    )
+
+
+def _common_outcome(members: list[RecordRow]) -> Any:
+    outcomes = {m.payload.get("outcome") for m in members}
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def run_consolidation(db: Database, policy: PolicyEngine, *, now: float) -> dict[str, Any]:
+    """One consolidation pass in one transaction; returns the run's counts."""
+    with db.transaction() as session:
+        rows = lifecycle_repo.uncompressed_episodes(
+            session,
+            before=now - COMPRESS_AFTER_S,
+            compressed_tag=COMPRESSED_TAG,
+            limit=MAX_SOURCES_PER_RUN,
+        )
+        groups = group_episodes(rows)
+        service = RecordService(session, policy)
+        for members in groups:
+            service.create(compressed_spec(members), SYSTEM_TRUST, source_kind="consolidation")
+    return {
+        "candidates": len(rows),
+        "compressed_records": len(groups),
+        "compressed_sources": sum(len(g) for g in groups),
+    }

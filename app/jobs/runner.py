@@ -1,0 +1,135 @@
+"""Running a background job: leader election, the one-run-per-tick guard, and the
+job-run record (start, end, counts, error).
+
+On PostgreSQL each job takes a session-level advisory lock on its own connection, so
+with several replicas only one runs a job at a time; a scheduled run also skips when a
+run of the same job started within half an interval (another replica already served
+this tick). On SQLite (one process) a process-wide lock plays the advisory lock's part
+and BEGIN IMMEDIATE makes the tick check atomic."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from app import clock
+from app.config import Settings
+from app.consolidation.service import run_consolidation
+from app.db import Database
+from app.lifecycle.sweep import run_sweep
+from app.metrics.registry import JOB_DURATION, JOB_RUNS
+from app.models import JobRunRow
+from app.policy import PolicyEngine
+from app.repositories import jobs as jobs_repo
+
+log = logging.getLogger("membrane.jobs")
+
+JobFn = Callable[[Database, Settings, float], dict[str, Any]]
+
+
+def decay_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
+    result = run_sweep(db, now=now, batch_size=settings.scheduler.sweep_batch_size)
+    return dict(result.counts())
+
+
+def consolidation_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
+    return run_consolidation(db, PolicyEngine(settings), now=now)
+
+
+JOBS: dict[str, JobFn] = {"decay": decay_job, "consolidation": consolidation_job}
+
+
+@dataclass
+class RunOutcome:
+    run: JobRunRow | None  # None when this runner skipped
+    skipped: str | None = None  # "locked" (another runner holds it) or "already_ran"
+
+
+_local_locks: dict[tuple[str, str], threading.Lock] = {}
+_local_guard = threading.Lock()
+
+
+def _local_lock(url: str, job: str) -> threading.Lock:
+    with _local_guard:
+        return _local_locks.setdefault((url, job), threading.Lock())
+
+
+@contextmanager
+def leader_lock(db: Database, job: str) -> Iterator[bool]:
+    """Yield True when this runner may run `job` now (never blocks)."""
+    if db.dialect == "postgresql":
+        key = jobs_repo.lock_key(job)
+        with db.engine.connect() as conn:
+            got = jobs_repo.try_advisory_lock(conn, key)
+            try:
+                yield got
+            finally:
+                if got:
+                    jobs_repo.advisory_unlock(conn, key)
+        return
+    lock = _local_lock(str(db.engine.url), job)
+    got = lock.acquire(blocking=False)
+    try:
+        yield got
+    finally:
+        if got:
+            lock.release()
+
+
+def run_job(
+    db: Database,
+    settings: Settings,
+    job: str,
+    trigger: str,
+    *,
+    now: float | None = None,
+    once_since: float | None = None,
+) -> RunOutcome:
+    """Run `job` if this runner wins the lock (and, with `once_since`, if no run of it
+    started since then). `now` overrides the job's clock (tests, benchmarks)."""
+    fn = JOBS[job]
+    with leader_lock(db, job) as leader:
+        if not leader:
+            return RunOutcome(run=None, skipped="locked")
+        started = clock.now()
+        with db.transaction() as session:
+            if once_since is not None and jobs_repo.started_since(session, job, once_since):
+                return RunOutcome(run=None, skipped="already_ran")
+            run_id = jobs_repo.start_run(session, job, trigger, started).id
+        return RunOutcome(
+            run=_execute(db, settings, job, fn, run_id, started if now is None else now)
+        )
+
+
+def _execute(
+    db: Database, settings: Settings, job: str, fn: JobFn, run_id: int, now: float
+) -> JobRunRow | None:
+    t0 = time.perf_counter()
+    counts: dict[str, Any] = {}
+    error: str | None = None
+    try:
+        counts = fn(db, settings, now)
+        status = "succeeded"
+    except Exception as exc:  # recorded on the run; the scheduler must keep going
+        log.exception("job %s failed", job)
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+    elapsed = time.perf_counter() - t0
+    with db.transaction() as session:
+        jobs_repo.finish_run(
+            session, run_id, status=status, counts=counts, error=error, now=clock.now()
+        )
+        row = jobs_repo.get_run(session, run_id)
+    JOB_RUNS.inc(job, status)
+    JOB_DURATION.observe(elapsed, job)
+    log.info("job %s %s in %.2fs: %s", job, status, elapsed, counts)
+    return row
+
+
+def run_scheduled(db: Database, settings: Settings, job: str, interval_s: float) -> RunOutcome:
+    """The scheduler's entry point: at most one run per tick across all replicas."""
+    return run_job(db, settings, job, "schedule", once_since=clock.now() - interval_s / 2)

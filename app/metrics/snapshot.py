@@ -1,0 +1,75 @@
+"""The domain metrics snapshot (GET /v1/metrics) folded from a few SQL aggregates."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy.orm import Session
+
+from app.clock import to_datetime
+from app.records.service import visibility
+from app.repositories import metrics as metrics_repo
+from app.repositories.metrics import HISTOGRAM_BUCKETS, RecordGroup
+from app.repositories.records import Visibility
+from app.schema.enums import MemoryType
+from app.schema.lifecycle import HistogramBucket, MetricsSnapshot
+from app.security import TrustContext
+
+DAY_S = 86400.0
+USEFULNESS_WINDOW_S = 30 * DAY_S
+REVISED = frozenset({"superseded", "retracted", "contested"})
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den > 0 else None
+
+
+def snapshot(session: Session, trust: TrustContext, now: float) -> MetricsSnapshot:
+    """Counts the records the caller may read in full (redacted ones are left out)."""
+    vis = Visibility(max_rank=trust.ceiling_rank, scopes=visibility(trust).scopes)
+    groups = metrics_repo.record_groups(session, vis, now=now, recent_since=now - DAY_S)
+    feedback = metrics_repo.audit_action_counts(
+        session, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
+    )
+    usage = metrics_repo.usage_totals(session, vis)
+    ok, failed = usage.competence_successes, usage.competence_failures
+    useful = feedback.get("reinforce", 0)
+    return MetricsSnapshot(
+        **_fold(groups),
+        audit_entries=metrics_repo.audit_count(session),
+        retrieval_usefulness=_ratio(useful, useful + feedback.get("penalize", 0)),
+        competence_success_rate=_ratio(ok, ok + failed),
+        plan_reuse_frequency=usage.plan_executions_avg,
+        computed_at=to_datetime(now),
+    )
+
+
+def _fold(groups: list[RecordGroup]) -> dict[str, object]:
+    total = sum(g.count for g in groups)
+    by_type: dict[str, int] = {t.value: 0 for t in MemoryType}
+    histogram = [0] * HISTOGRAM_BUCKETS
+    sums: dict[str, float] = defaultdict(float)
+    for g in groups:
+        by_type[g.type] = by_type.get(g.type, 0) + g.count
+        histogram[g.bucket] += g.count
+        sums["salience"] += g.salience_sum
+        sums["confidence"] += g.confidence_sum
+        sums["recent"] += g.created_recently
+        sums["active"] += g.count if g.status == "active" else 0
+        sums["pinned"] += g.count if g.pinned else 0
+        sums["revised"] += g.count if g.status in REVISED else 0
+    width = 1.0 / HISTOGRAM_BUCKETS
+    return {
+        "total": total,
+        "by_type": by_type,
+        "avg_salience": _ratio(sums["salience"], total),
+        "avg_confidence": _ratio(sums["confidence"], total),
+        "salience_histogram": [
+            HistogramBucket(lower=round(i * width, 10), upper=round((i + 1) * width, 10), count=c)
+            for i, c in enumerate(histogram)
+        ],
+        "active": int(sums["active"]),
+        "pinned": int(sums["pinned"]),
+        "memory_growth_rate": sums["recent"] / 24.0,
+        "revision_rate": _ratio(sums["revised"], total),
+    }

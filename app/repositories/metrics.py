@@ -1,0 +1,134 @@
+"""Aggregate queries behind the metrics snapshot and the Prometheus gauges. Every number
+comes from SQL aggregates; no record is loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Double, Integer, case, cast, func, literal, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.models import AuditRow, RecordRow
+from app.repositories.records import Visibility, visible
+from app.repositories.salience import current_salience_sql
+
+HISTOGRAM_BUCKETS = 10
+
+
+@dataclass(frozen=True)
+class RecordGroup:
+    """Counts and sums of the records sharing (type, status, pinned, salience bucket)."""
+
+    type: str
+    status: str
+    pinned: bool
+    bucket: int
+    count: int
+    salience_sum: float
+    confidence_sum: float
+    created_recently: int
+
+
+def _bucket(dialect: str, salience: ColumnElement[float]) -> ColumnElement[int]:
+    scaled = salience * HISTOGRAM_BUCKETS
+    # PostgreSQL's CAST rounds; SQLite's truncates (and salience is never negative).
+    index = cast(func.floor(scaled), Integer) if dialect != "sqlite" else cast(scaled, Integer)
+    top = HISTOGRAM_BUCKETS - 1
+    return func.min(index, top) if dialect == "sqlite" else func.least(index, top)
+
+
+def record_groups(
+    session: Session, vis: Visibility, *, now: float, recent_since: float
+) -> list[RecordGroup]:
+    """One scan of the visible records, grouped into at most 6 × 4 × 2 × 10 rows."""
+    dialect = session.get_bind().dialect.name
+    # The inner query computes salience once per row; OFFSET 0 keeps PostgreSQL from
+    # inlining it (which would evaluate it again per use and mis-estimate the groups).
+    rows = (
+        select(
+            RecordRow.type,
+            RecordRow.status,
+            RecordRow.pinned,
+            RecordRow.confidence,
+            RecordRow.created_at,
+            current_salience_sql(dialect, now).label("salience"),
+        )
+        .where(visible(vis))
+        .offset(0)
+        .subquery()
+    )
+    bucket = _bucket(dialect, rows.c.salience).label("bucket")
+    recent = case((rows.c.created_at >= literal(recent_since, Double), 1), else_=0)
+    stmt = select(
+        rows.c.type,
+        rows.c.status,
+        rows.c.pinned,
+        bucket,
+        func.count(),
+        func.sum(rows.c.salience),
+        func.sum(rows.c.confidence),
+        func.sum(recent),
+    ).group_by(rows.c.type, rows.c.status, rows.c.pinned, bucket)
+    return [
+        RecordGroup(
+            type=t,
+            status=st,
+            pinned=bool(p),
+            bucket=int(b),
+            count=int(n),
+            salience_sum=float(s or 0.0),
+            confidence_sum=float(c or 0.0),
+            created_recently=int(r or 0),
+        )
+        for t, st, p, b, n, s, c, r in session.execute(stmt)
+    ]
+
+
+def audit_count(session: Session) -> int:
+    return int(session.scalar(select(func.count()).select_from(AuditRow)) or 0)
+
+
+def audit_action_counts(session: Session, actions: Sequence[str], since: float) -> dict[str, int]:
+    stmt = (
+        select(AuditRow.action, func.count())
+        .where(AuditRow.action.in_(list(actions)), AuditRow.timestamp >= since)
+        .group_by(AuditRow.action)
+    )
+    return {a: int(n) for a, n in session.execute(stmt)}
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    competence_successes: float
+    competence_failures: float
+    plan_executions_avg: float | None
+
+
+def usage_totals(session: Session, vis: Visibility) -> UsageTotals:
+    """Competence performance and plan execution counts, in one pass over those types."""
+    payload = RecordRow.payload
+    is_competence = RecordRow.type == "competence"
+    is_plan = RecordRow.type == "plan_graph"
+    stmt = select(
+        func.sum(payload[("performance", "success_count")].as_float()).filter(is_competence),
+        func.sum(payload[("performance", "failure_count")].as_float()).filter(is_competence),
+        func.avg(payload[("metrics", "execution_count")].as_float()).filter(is_plan),
+    ).where(visible(vis), RecordRow.type.in_(["competence", "plan_graph"]))
+    ok, failed, plan_avg = session.execute(stmt).one()
+    return UsageTotals(
+        competence_successes=float(ok or 0.0),
+        competence_failures=float(failed or 0.0),
+        plan_executions_avg=None if plan_avg is None else float(plan_avg),
+    )
+
+
+def counts_by_type(session: Session) -> dict[str, int]:
+    stmt = select(RecordRow.type, func.count()).group_by(RecordRow.type)
+    return {t: int(n) for t, n in session.execute(stmt)}
+
+
+def embedding_queue_depth(session: Session) -> int:
+    stmt = select(func.count()).where(RecordRow.embedding_status == "pending")
+    return int(session.scalar(stmt) or 0)

@@ -1,0 +1,209 @@
+"""Revision: supersede, fork, retract, contest, merge (DESIGN §5 'Revision').
+
+Each operation runs inside the caller's single transaction: targets are read-checked
+(404/403 as for reads), then locked (SELECT … FOR UPDATE on PostgreSQL; SQLite already
+holds the write lock), and statuses change before new records are inserted, so a failure
+at any later step rolls everything back and leaves no trace."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app import clock
+from app.errors import Conflict, NotFound, Unprocessable
+from app.models import RecordRow
+from app.policy import PolicyEngine
+from app.records.service import RecordService
+from app.repositories import audit as audit_repo
+from app.repositories import lifecycle as lifecycle_repo
+from app.repositories import records as record_repo
+from app.repositories import relations as relation_repo
+from app.schema.enums import MemoryType, Sensitivity
+from app.schema.lifecycle import (
+    ContestRequest,
+    ContestResult,
+    ForkRequest,
+    ForkResult,
+    MergeRequest,
+    MergeResult,
+    RetractRequest,
+    RetractResult,
+    SupersedeRequest,
+    SupersedeResult,
+)
+from app.schema.payloads import Revision, SemanticPayload
+from app.schema.records import MemoryRecordOut, RecordCreate
+from app.security import TrustContext
+
+FINAL_STATUSES = ("retracted", "superseded")
+
+
+class RevisionService:
+    def __init__(self, session: Session, policy: PolicyEngine) -> None:
+        self.session = session
+        self.records = RecordService(session, policy)
+
+    # -- operations ---------------------------------------------------------------------
+
+    def supersede(
+        self, record_id: str, req: SupersedeRequest, trust: TrustContext
+    ) -> SupersedeResult:
+        old = self._lock_targets([record_id], trust)[0]
+        spec = self._new_spec(req.new_record, [old], "new_record")
+        spec = _with_revision(spec, old)
+        now = clock.now()
+        lifecycle_repo.set_status(self.session, [old.id], "superseded", now)
+        new = self.records.create(spec, trust)
+        relation_repo.add_pair(self.session, new.id, "supersedes", old.id, now)
+        if old.type == MemoryType.semantic.value:
+            revision = {**old.payload.get("revision", {}), "superseded_by": new.id}
+            payload = {**old.payload, "revision": revision}
+            lifecycle_repo.set_payload(self.session, old.id, payload, now)
+        self._audit(old.id, "supersede", trust, now, req.rationale, superseded_by=new.id)
+        self._audit(new.id, "supersede", trust, now, req.rationale, supersedes=old.id)
+        old_out, new_out = self._views([old.id, new.id])
+        return SupersedeResult(old_record=old_out, new_record=new_out)
+
+    def fork(self, record_id: str, req: ForkRequest, trust: TrustContext) -> ForkResult:
+        source = self._lock_targets([record_id], trust)[0]
+        spec = self._new_spec(req.forked_record, [source], "forked_record")
+        now = clock.now()
+        forked = self.records.create(spec, trust)
+        relation_repo.add_pair(self.session, forked.id, "derived_from", source.id, now)
+        self._audit(source.id, "fork", trust, now, req.rationale, forked_record=forked.id)
+        self._audit(forked.id, "fork", trust, now, req.rationale, forked_from=source.id)
+        source_out, forked_out = self._views([source.id, forked.id])
+        return ForkResult(source_record=source_out, forked_record=forked_out)
+
+    def retract(self, record_id: str, req: RetractRequest, trust: TrustContext) -> RetractResult:
+        row = self._lock_targets([record_id], trust)[0]
+        now = clock.now()
+        lifecycle_repo.set_status(self.session, [row.id], "retracted", now)
+        self._audit(row.id, "retract", trust, now, req.rationale, previous_status=row.status)
+        return RetractResult(record=self._views([row.id])[0])
+
+    def contest(self, record_id: str, req: ContestRequest, trust: TrustContext) -> ContestResult:
+        """`contesting_ref` shaped like a record id must name a record the caller can read;
+        anything else is kept as an external reference (an edge with no inverse)."""
+        target = self._lock_targets([record_id], trust)[0]
+        ref, is_record = _normalize_ref(req.contesting_ref)
+        now = clock.now()
+        if is_record:
+            if ref == target.id:
+                raise Unprocessable("contesting_ref: a record cannot contest itself.")
+            self.records.require_readable(ref, trust)
+            relation_repo.add_pair(self.session, target.id, "contested_by", ref, now)
+            self._audit(ref, "contest", trust, now, req.rationale, contests=target.id)
+        else:
+            relation_repo.add(self.session, target.id, "contested_by", ref, now)
+        lifecycle_repo.set_status(self.session, [target.id], "contested", now)
+        self._audit(
+            target.id,
+            "contest",
+            trust,
+            now,
+            req.rationale,
+            contesting_ref=ref,
+            contesting_is_record=is_record,
+        )
+        return ContestResult(
+            record=self._views([target.id])[0], contesting_ref=ref, contesting_is_record=is_record
+        )
+
+    def merge(self, req: MergeRequest, trust: TrustContext) -> MergeResult:
+        sources = self._lock_targets(req.ids, trust)
+        spec = self._new_spec(req.merged_record, sources, "merged_record")
+        now = clock.now()
+        ids = [s.id for s in sources]
+        lifecycle_repo.set_status(self.session, ids, "superseded", now)
+        merged = self.records.create(spec, trust)
+        for source_id in ids:
+            relation_repo.add_pair(self.session, merged.id, "derived_from", source_id, now)
+            relation_repo.add_pair(self.session, merged.id, "supersedes", source_id, now)
+            self._audit(source_id, "merge", trust, now, req.rationale, merged_into=merged.id)
+        self._audit(merged.id, "merge", trust, now, req.rationale, merged_from=ids)
+        merged_out, *source_outs = self._views([merged.id, *ids])
+        return MergeResult(merged_record=merged_out, source_records=source_outs)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _lock_targets(self, ids: Sequence[str], trust: TrustContext) -> list[RecordRow]:
+        for record_id in ids:
+            self.records.require_readable(record_id, trust)
+        locked = record_repo.lock(self.session, ids)
+        rows = []
+        for record_id in ids:
+            row = locked.get(record_id)
+            if row is None:  # deleted between the read check and the lock
+                raise NotFound(f"No record {record_id!r}.")
+            if row.type == MemoryType.episodic.value:
+                raise Conflict(f"Record {record_id!r} is episodic; episodic records are immutable.")
+            if row.status in FINAL_STATUSES:
+                raise Conflict(f"Record {record_id!r} is {row.status}; revise its successor.")
+            rows.append(row)
+        return rows
+
+    def _new_spec(self, spec: RecordCreate, targets: list[RecordRow], field: str) -> RecordCreate:
+        """Check the new record against its targets and inherit scope and sensitivity
+        when the request leaves them out."""
+        wanted = targets[0].type
+        if any(t.type != wanted for t in targets) or spec.memory_type.value != wanted:
+            raise Unprocessable(f"{field}.type: must be {wanted!r}, the type of the target(s).")
+        payload = spec.payload
+        if isinstance(payload, SemanticPayload) and not (
+            payload.evidence or spec.provenance.sources
+        ):
+            raise Unprocessable(
+                f"{field}: a semantic record needs payload.evidence or provenance.sources."
+            )
+        updates: dict[str, Any] = {}
+        scopes = {t.scope for t in targets}
+        if "scope" not in spec.model_fields_set and len(scopes) == 1:
+            updates["scope"] = scopes.pop()
+        if "sensitivity" not in spec.model_fields_set:
+            updates["sensitivity"] = Sensitivity.from_rank(max(t.sensitivity for t in targets))
+        return spec.model_copy(update=updates)
+
+    def _audit(
+        self,
+        record_id: str,
+        action: str,
+        trust: TrustContext,
+        now: float,
+        rationale: str,
+        **details: Any,
+    ) -> None:
+        audit_repo.append(
+            self.session, record_id, action, trust.actor_id, now, rationale, details=details
+        )
+
+    def _views(self, ids: Sequence[str]) -> list[MemoryRecordOut]:
+        self.session.flush()  # pending relations must be visible to the view's query
+        out = []
+        for record_id in ids:
+            row = lifecycle_repo.reload(self.session, record_id)
+            if row is None:
+                raise NotFound(f"No record {record_id!r}.")
+            out.append(self.records.view(row))
+        return out
+
+
+def _with_revision(spec: RecordCreate, old: RecordRow) -> RecordCreate:
+    """A superseding semantic record carries revision {version: old + 1, supersedes}."""
+    if not isinstance(spec.payload, SemanticPayload):
+        return spec
+    version = int(old.payload.get("revision", {}).get("version", 1)) + 1
+    revision = Revision(version=version, supersedes=old.id)
+    payload = spec.payload.model_copy(update={"revision": revision})
+    return spec.model_copy(update={"payload": payload})
+
+
+def _normalize_ref(ref: str) -> tuple[str, bool]:
+    try:
+        return str(uuid.UUID(ref)), True
+    except ValueError:
+        return ref, False
