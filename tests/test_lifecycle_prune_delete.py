@@ -51,6 +51,21 @@ def test_delete_manual_and_auto_keeps_an_audit_trace(client: TestClient, db: Dat
         with db.transaction() as s:
             tags = s.scalar(select(func.count()).where(TagRow.record_id == rec["id"]))
         assert tags == 0
+        # the trail stays readable over HTTP, under the trust rules of the record as it was
+        http_trail = client.get(f"/v1/records/{rec['id']}/audit", headers=auth("reader"))
+        assert http_trail.status_code == 200
+        assert [e["action"] for e in http_trail.json()["items"]] == ["create", "delete"]
+        hidden = client.get(f"/v1/records/{rec['id']}/audit", headers=auth("team_a"))
+        assert hidden.status_code == 200  # unscoped records are visible to every principal
+
+
+def test_deleted_record_trail_keeps_its_trust(client: TestClient) -> None:
+    secret = create(client, semantic(), sensitivity="medium", scope="team-a")
+    assert client.delete(f"/v1/records/{secret['id']}", headers=auth("writer")).status_code == 200
+    path = f"/v1/records/{secret['id']}/audit"
+    assert client.get(path, headers=auth("reader")).status_code == 403
+    assert client.get(path, headers=auth("team_a")).status_code == 200
+    assert client.get("/v1/records/never-existed/audit", headers=auth("admin")).status_code == 404
 
 
 def test_delete_needs_write_role_and_visibility(client: TestClient, db: Database) -> None:
@@ -98,6 +113,9 @@ def test_prune_removes_only_eligible_records(client: TestClient, db: Database) -
     tomb = audit_rows(db, pruned)[-1]
     assert (tomb.action, tomb.actor) == ("prune", "system:decay")
     assert tomb.details["reason"] == "salience" and tomb.details["salience"] < 0.001
+    assert (tomb.details["scope"], tomb.details["sensitivity"]) == (None, 1)
+    trail = client.get(f"/v1/records/{pruned}/audit", headers=auth("reader")).json()["items"]
+    assert [e["action"] for e in trail] == ["create", "prune"]
 
 
 def test_prune_past_max_age_even_when_salient(client: TestClient, db: Database) -> None:

@@ -94,6 +94,9 @@ def test_lifecycle_and_relations_on_create(client: TestClient) -> None:
     assert rec["lifecycle"]["decay"]["curve"] == "linear"
     assert rec["lifecycle"]["pinned"] is True
     assert rec["lifecycle"]["deletion_policy"] == "never"
+    assert [(e["predicate"], e["target_id"]) for e in rec["relations"]] == [
+        ("subject_entity", target["id"])
+    ]
     rels = client.get(f"/v1/records/{rec['id']}/relations", headers=W).json()
     assert [(e["predicate"], e["target_id"]) for e in rels["outgoing"]] == [
         ("subject_entity", target["id"])

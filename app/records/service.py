@@ -135,6 +135,7 @@ class RecordService:
             now,
             details={"type": memory_type.value, "source_kind": source_kind},
         )
+        self.session.flush()
         return row
 
     def _check_relation_targets(self, spec: RecordCreate, trust: TrustContext) -> None:
@@ -187,7 +188,16 @@ class RecordService:
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
 
     def audit(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
-        self.require_readable(record_id, trust)
+        """History of a record; a deleted record's history stays readable under the trust
+        rules of the record as it was (its tombstone keeps scope and sensitivity)."""
+        if record_repo.get(self.session, record_id) is not None:
+            self.require_readable(record_id, trust)
+            return audit_repo.for_record(self.session, record_id)
+        tomb = audit_repo.tombstone(self.session, record_id)
+        if tomb is None or not trust.scope_allowed(tomb.details.get("scope")):
+            raise NotFound(f"No record {record_id!r}.")
+        if int(tomb.details.get("sensitivity", 4)) > trust.ceiling_rank:
+            raise Forbidden(f"Record {record_id!r} was above your ceiling.")
         return audit_repo.for_record(self.session, record_id)
 
     def relations(self, record_id: str, trust: TrustContext) -> RelationsOut:

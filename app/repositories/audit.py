@@ -38,5 +38,16 @@ def for_record(session: Session, record_id: str, limit: int = 1000) -> list[Audi
     return list(session.scalars(stmt))
 
 
+def tombstone(session: Session, record_id: str) -> AuditRow | None:
+    """The entry that recorded a record's deletion (manual delete or prune), if any."""
+    stmt = (
+        select(AuditRow)
+        .where(AuditRow.record_id == record_id, AuditRow.action.in_(["delete", "prune"]))
+        .order_by(AuditRow.id.desc())
+        .limit(1)
+    )
+    return session.scalar(stmt)
+
+
 def count(session: Session) -> int:
     return int(session.scalar(select(func.count()).select_from(AuditRow)) or 0)

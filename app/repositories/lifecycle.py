@@ -245,7 +245,18 @@ def _prune_sqlite(
     actor: str,
 ) -> int:
     # BEGIN IMMEDIATE holds the write lock: nothing changes between the two statements.
-    details = func.json_object("type", RecordRow.type, "salience", salience, "reason", reason)
+    details = func.json_object(
+        "type",
+        RecordRow.type,
+        "salience",
+        salience,
+        "reason",
+        reason,
+        "scope",
+        RecordRow.scope,
+        "sensitivity",
+        RecordRow.sensitivity,
+    )
     tombstones = select(RecordRow.id, *_audit_constants(now, actor), details).where(where)
     session.connection().execute(insert(AuditRow).from_select(_AUDIT_COLUMNS, tombstones))
     result = session.execute(
@@ -267,11 +278,27 @@ def _prune_postgres(
     doomed = (
         delete(RecordRow)
         .where(where)
-        .returning(RecordRow.id, RecordRow.type, salience.label("salience"), reason.label("reason"))
+        .returning(
+            RecordRow.id,
+            RecordRow.type,
+            RecordRow.scope,
+            RecordRow.sensitivity,
+            salience.label("salience"),
+            reason.label("reason"),
+        )
         .cte("doomed")
     )
     details = func.jsonb_build_object(
-        "type", doomed.c.type, "salience", doomed.c.salience, "reason", doomed.c.reason
+        "type",
+        doomed.c.type,
+        "salience",
+        doomed.c.salience,
+        "reason",
+        doomed.c.reason,
+        "scope",
+        doomed.c.scope,
+        "sensitivity",
+        doomed.c.sensitivity,
     )
     tombstones = (
         insert(AuditRow)
