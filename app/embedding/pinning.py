@@ -1,0 +1,52 @@
+"""The embedding model and dimension are pinned in the database at first use; a server
+configured for another model refuses to start (vectors of two models do not compare)."""
+
+from __future__ import annotations
+
+from app.db import Database, Tier
+from app.repositories import embeddings as repo
+
+MODEL_KEY = "embedding.model"
+DIMENSION_KEY = "embedding.dimension"
+REPIN_HINT = "python -m app.embedding.backfill --repin"
+
+
+class EmbeddingModelMismatch(RuntimeError):
+    """Start-up refusal: the configured embedder differs from the one the data was made with."""
+
+
+def check_or_pin(db: Database, model: str, dimension: int) -> None:
+    """Pin (model, dimension) on first use; raise when a different pair is pinned."""
+    with db.transaction() as session:
+        if db.tier is Tier.pgvector:
+            _check_column(repo.pgvector_dimension(session), model, dimension)
+        repo.put_meta_if_absent(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
+        pinned = repo.get_meta(session, [MODEL_KEY, DIMENSION_KEY])
+    pinned_model, pinned_dim = pinned.get(MODEL_KEY), pinned.get(DIMENSION_KEY)
+    if pinned_model != model or pinned_dim != str(dimension):
+        raise EmbeddingModelMismatch(
+            f"Embedding model mismatch: this database's vectors were made with "
+            f"{pinned_model!r} ({pinned_dim} dimensions) but the server is configured for "
+            f"{model!r} ({dimension} dimensions). Set MEMBRANE_EMBEDDING__MODEL and "
+            f"MEMBRANE_EMBEDDING__DIMENSION back to the pinned values, or re-embed every "
+            f"record with `{REPIN_HINT}`."
+        )
+
+
+def repin(db: Database, model: str, dimension: int) -> int:
+    """Drop every vector, pin the new model and queue all records; returns how many."""
+    with db.transaction() as session:
+        if db.tier is Tier.pgvector:
+            _check_column(repo.pgvector_dimension(session), model, dimension)
+        queued = repo.drop_all_vectors(session)
+        repo.put_meta(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
+    return queued
+
+
+def _check_column(column_dim: int | None, model: str, dimension: int) -> None:
+    if column_dim is not None and column_dim != dimension:
+        raise EmbeddingModelMismatch(
+            f"The pgvector column record_embeddings.embedding is vector({column_dim}) but "
+            f"{model!r} makes {dimension}-dimensional vectors. Use a {column_dim}-dimensional "
+            f"model, or migrate a new database with MEMBRANE_EMBEDDING__DIMENSION={dimension}."
+        )

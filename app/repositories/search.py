@@ -1,0 +1,296 @@
+"""Retrieval SQL: lexical candidates per backend, salience order, temporal neighbours.
+
+Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query terms:
+SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
+column (ts_rank_cd has no idf, so a name that occurs in every record would weigh as much
+as the one rare word that matters). Callers pass trust and filters as SQL clauses built by
+app.repositories.records.filter_clauses, so retrieval and listing agree on visibility.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    ARRAY,
+    Double,
+    Float,
+    Integer,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    column,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    table,
+    true,
+)
+from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.orm import Session, aliased
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.lifecycle.decay import current_salience
+from app.models import RecordRow
+from app.repositories.salience import current_salience_sql
+from app.retrieve.terms import fts5_match
+from app.schema.enums import LAYER_ORDER
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6  # as FTS5: a term in more than half the records still counts a little
+
+_fts = table("records_fts", column("rowid", Integer), column("search_text", Text))
+_tsv: ColumnElement[Any] = literal_column("records.search_tsv")
+
+
+def layer_rank() -> ColumnElement[int]:
+    """Position of the record's type in LAYER_ORDER (working first, episodic last)."""
+    return case(
+        {t.value: i for i, t in enumerate(LAYER_ORDER)},
+        value=RecordRow.type,
+        else_=len(LAYER_ORDER),
+    )
+
+
+# -- lexical ---------------------------------------------------------------------------
+
+
+def lexical(
+    session: Session, terms: Sequence[str], clauses: Sequence[ColumnElement[bool]], limit: int
+) -> dict[str, float]:
+    """record id → BM25 score (higher is better) of the best `limit` matches."""
+    if not terms:
+        return {}
+    if session.get_bind().dialect.name == "sqlite":
+        return _sqlite_bm25(session, list(terms), clauses, limit)
+    return _pg_bm25(session, list(terms), clauses, limit)
+
+
+def _sqlite_bm25(
+    session: Session, terms: list[str], clauses: Sequence[ColumnElement[bool]], limit: int
+) -> dict[str, float]:
+    match = fts5_match(terms)
+    if not match:
+        return {}
+    rank = func.bm25(literal_column("records_fts"))  # lower is better in FTS5
+    stmt = (
+        select(RecordRow.id, rank)
+        .select_from(_fts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid))
+        .where(literal_column("records_fts").op("MATCH")(match), *clauses)
+        .order_by(rank)
+        .limit(limit)
+    )
+    return {rid: -float(score) for rid, score in session.execute(stmt)}
+
+
+def _pg_bm25(
+    session: Session, terms: list[str], clauses: Sequence[ColumnElement[bool]], limit: int
+) -> dict[str, float]:
+    lexemes = _pg_lexemes(session, " ".join(terms))
+    if not lexemes:
+        return {}
+    idf = _pg_idf(session, lexemes)
+    tsq = cast(bindparam("tsq", " | ".join(_quote_lexeme(lx) for lx in lexemes)), TSQUERY)
+    matches = (
+        select(
+            RecordRow.id.label("id"),
+            _tsv.label("tsv"),
+            cast(func.length(_tsv), Float).label("dl"),
+        )
+        .where(_tsv.op("@@")(tsq), *clauses)
+        .cte("matches")
+    )
+    avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
+    parts = (
+        func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
+    )
+    weights = (
+        func.unnest(
+            cast(bindparam("lexemes", list(idf)), ARRAY(Text)),
+            cast(bindparam("idfs", list(idf.values())), ARRAY(Double)),
+        )
+        .table_valued("lexeme", "idf")
+        .render_derived("weights")
+    )
+    tf = func.coalesce(func.cardinality(parts.c.positions), 1)
+    norm = K1 * (1 - B + B * matches.c.dl / avgdl)
+    score = func.sum(weights.c.idf * tf * (K1 + 1) / (tf + norm)).label("score")
+    stmt = (
+        select(matches.c.id, score)
+        .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
+        .group_by(matches.c.id)
+        .order_by(score.desc(), matches.c.id)
+        .limit(limit)
+    )
+    return {rid: float(s) for rid, s in session.execute(stmt)}
+
+
+def _pg_lexemes(session: Session, text: str) -> list[str]:
+    """The query's lexemes under the same 'english' configuration as search_tsv."""
+    vector = func.to_tsvector("english", text)
+    parts = func.unnest(vector).table_valued("lexeme", "positions", "weights")
+    return list(session.scalars(select(parts.c.lexeme).order_by(parts.c.lexeme)))
+
+
+def _pg_idf(session: Session, lexemes: list[str]) -> dict[str, float]:
+    """BM25 idf per lexeme over the whole store (as FTS5 does), via the GIN index."""
+    total = select(func.count()).select_from(RecordRow).scalar_subquery()
+    counts = [
+        select(func.count())
+        .select_from(RecordRow)
+        .where(_tsv.op("@@")(cast(literal(_quote_lexeme(lx)), TSQUERY)))
+        .scalar_subquery()
+        for lx in lexemes
+    ]
+    row = session.execute(select(total, *counts)).one()
+    n = float(row[0])
+    return {
+        lx: max(MIN_IDF, math.log((n - df + 0.5) / (df + 0.5)))
+        for lx, df in zip(lexemes, row[1:], strict=True)
+    }
+
+
+def _quote_lexeme(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+# -- rows --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What ranking needs of a record, without decoding its JSON columns."""
+
+    id: str
+    type: str
+    scope: str | None
+    sensitivity: int
+    created_at: float
+    salience: float  # current salience at the request's `now`
+
+
+def candidate_of(row: RecordRow, now: float) -> Candidate:
+    salience = current_salience(
+        row.salience_base,
+        row.salience_t0,
+        now,
+        half_life_s=row.half_life_s,
+        curve=row.decay_curve,
+        min_salience=row.min_salience,
+        pinned=row.pinned,
+    )
+    return Candidate(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+
+
+def candidates(
+    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]], now: float
+) -> dict[str, Candidate]:
+    """The records among `ids` that pass the filters, as light ranking candidates."""
+    if not ids:
+        return {}
+    r = RecordRow
+    stmt = select(
+        r.id,
+        r.type,
+        r.scope,
+        r.sensitivity,
+        r.created_at,
+        r.salience_base,
+        r.salience_t0,
+        r.half_life_s,
+        r.decay_curve,
+        r.min_salience,
+        r.pinned,
+    ).where(r.id.in_(list(set(ids))), *clauses)
+    out: dict[str, Candidate] = {}
+    for rid, typ, scope, sens, created, s0, t0, half, curve, floor, pinned in session.execute(stmt):
+        salience = current_salience(
+            s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
+        )
+        out[rid] = Candidate(rid, typ, scope, sens, created, salience)
+    return out
+
+
+def load(
+    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]]
+) -> dict[str, RecordRow]:
+    """The records among `ids` that pass the filters."""
+    if not ids:
+        return {}
+    stmt = select(RecordRow).where(RecordRow.id.in_(list(set(ids))), *clauses)
+    return {r.id: r for r in session.scalars(stmt)}
+
+
+def by_salience(
+    session: Session, clauses: Sequence[ColumnElement[bool]], now: float, limit: int
+) -> list[RecordRow]:
+    """No query: current salience, then layer order, then newest."""
+    salience = current_salience_sql(session.get_bind().dialect.name, now)
+    stmt = (
+        select(RecordRow)
+        .where(*clauses)
+        .order_by(salience.desc(), layer_rank(), RecordRow.created_at.desc(), RecordRow.id)
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))
+
+
+def temporal_neighbours(
+    session: Session, seeds: Sequence[Candidate], clauses: Sequence[ColumnElement[bool]]
+) -> dict[str, list[str]]:
+    """seed id → ids of the episodic records captured just before and just after it in the
+    same scope (among those passing the filters). One statement for all scoped seeds (and
+    one for unscoped ones): two correlated index lookups per seed."""
+    out: dict[str, list[str]] = {}
+    scoped = [s.id for s in seeds if s.scope is not None]
+    unscoped = [s.id for s in seeds if s.scope is None]
+    for ids, in_scope in ((scoped, True), (unscoped, False)):
+        if not ids:
+            continue
+        seed = aliased(RecordRow, name="seed")
+        same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
+        stmt = select(
+            seed.id,
+            _adjacent(seed, same_scope, clauses, True),
+            _adjacent(seed, same_scope, clauses, False),
+        ).where(seed.id.in_(ids))
+        for seed_id, before, after in session.execute(stmt):
+            out[seed_id] = [rid for rid in (before, after) if rid is not None]
+    return out
+
+
+def _adjacent(
+    seed: Any,
+    same_scope: ColumnElement[bool],
+    clauses: Sequence[ColumnElement[bool]],
+    before: bool,
+) -> Any:
+    """The id of the filtered episodic record right before/after `seed` in (created_at, id)."""
+    if before:
+        side = or_(
+            RecordRow.created_at < seed.created_at,
+            and_(RecordRow.created_at == seed.created_at, RecordRow.id < seed.id),
+        )
+        order = (RecordRow.created_at.desc(), RecordRow.id.desc())
+    else:
+        side = or_(
+            RecordRow.created_at > seed.created_at,
+            and_(RecordRow.created_at == seed.created_at, RecordRow.id > seed.id),
+        )
+        order = (RecordRow.created_at.asc(), RecordRow.id.asc())
+    return (
+        select(RecordRow.id)
+        .where(same_scope, RecordRow.type == "episodic", side, *clauses)
+        .order_by(*order)
+        .limit(1)
+        .correlate(seed)
+        .scalar_subquery()
+    )

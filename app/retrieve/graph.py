@@ -1,0 +1,124 @@
+"""Graph retrieval: ranked roots plus a bounded neighbourhood over relations.
+
+Roots are ranked like /v1/retrieve (entity names and aliases the query spells out boost
+entity roots). From them, edges are followed in both directions, one query for the
+edges and one for the records at the far ends per hop, up to max_hops, node_limit and
+edge_limit. Every node passes the same trust and status filter as the roots (types,
+tags, scopes and min_salience select roots only); a redacted node is shown but never
+expanded; edges to records the caller cannot see are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy.sql.elements import ColumnElement
+
+from app import clock
+from app.models import RecordRow, RelationRow
+from app.records.views import full_view, is_redacted, redacted_view, relation_out
+from app.repositories import relations as relation_repo
+from app.repositories import search as search_repo
+from app.repositories.records import RecordFilter
+from app.retrieve.service import RetrieveService, narrow, record_filter
+from app.schema.records import RecordView
+from app.schema.retrieve import GraphNode, GraphRequest, GraphResponse
+from app.security import TrustContext
+
+
+@dataclass
+class _Walk:
+    nodes: dict[str, tuple[RecordRow, int]] = field(default_factory=dict)
+    expanded: set[str] = field(default_factory=set)
+    edges: list[RelationRow] = field(default_factory=list)
+    seen_edges: set[tuple[str, str, str]] = field(default_factory=set)
+    truncated: bool = False
+
+
+class GraphService:
+    def __init__(self, retrieve: RetrieveService) -> None:
+        self.retrieve = retrieve
+        self.session = retrieve.session
+
+    def neighbourhood(self, req: GraphRequest, trust: TrustContext) -> GraphResponse:
+        trust = narrow(trust, req.trust)
+        now = clock.now()
+        flt = record_filter(req)
+        ranked = self.retrieve.rank(req, trust, now, flt)
+        roots = self.retrieve.head(ranked, min(req.limit, req.node_limit))
+        walk = _Walk(nodes={r.id: (r, 0) for r in roots})
+        node_clauses = self.retrieve.clauses(RecordFilter(statuses=flt.statuses), trust, now)
+        frontier = [r.id for r in roots if not is_redacted(r, trust)]
+        for depth in range(1, req.max_hops + 1):
+            if not frontier:
+                break
+            walk.expanded.update(frontier)
+            frontier = self._hop(walk, frontier, depth, req, trust, node_clauses)
+        return GraphResponse(
+            roots=self.retrieve.items(roots, ranked, trust, now, with_relations=False),
+            nodes=[
+                GraphNode(
+                    record=self._view(row, trust, now), depth=d, expanded=rid in walk.expanded
+                )
+                for rid, (row, d) in walk.nodes.items()
+            ],
+            edges=[relation_out(e) for e in walk.edges],
+            truncated=walk.truncated,
+            signals=ranked.signals,
+        )
+
+    def _hop(
+        self,
+        walk: _Walk,
+        frontier: list[str],
+        depth: int,
+        req: GraphRequest,
+        trust: TrustContext,
+        clauses: list[ColumnElement[bool]],
+    ) -> list[str]:
+        """Follow the frontier's edges once; returns the next frontier."""
+        budget = req.edge_limit - len(walk.edges)
+        if budget <= 0:
+            walk.truncated = True
+            return []
+        # Every edge the service writes has an inverse: ask for both halves of the budget.
+        edges = relation_repo.touching(self.session, frontier, limit=2 * budget + 1)
+        if len(edges) > 2 * budget:
+            walk.truncated = True
+        if req.predicates is not None:
+            edges = [e for e in edges if e.predicate in req.predicates]
+        inside = set(frontier)
+        far = {e.target_id if e.source_id in inside else e.source_id for e in edges}
+        found = search_repo.load(self.session, [i for i in far if i not in walk.nodes], clauses)
+        nxt: list[str] = []
+        for edge in edges:
+            other = edge.target_id if edge.source_id in inside else edge.source_id
+            if other not in walk.nodes:
+                if other not in found:
+                    continue  # invisible, filtered out, or an external reference
+                if len(walk.nodes) >= req.node_limit:
+                    walk.truncated = True
+                    continue
+                walk.nodes[other] = (found[other], depth)
+                if not is_redacted(found[other], trust):
+                    nxt.append(other)
+            self._keep(walk, edge, req.edge_limit)
+        return nxt
+
+    @staticmethod
+    def _keep(walk: _Walk, edge: RelationRow, edge_limit: int) -> None:
+        """Keep one edge of each inverse pair, within the edge limit."""
+        key = (edge.source_id, edge.predicate, edge.target_id)
+        inverse = relation_repo.INVERSE.get(edge.predicate)
+        twin = (edge.target_id, inverse, edge.source_id) if inverse else None
+        if key in walk.seen_edges or (twin is not None and twin in walk.seen_edges):
+            return
+        if len(walk.edges) >= edge_limit:
+            walk.truncated = True
+            return
+        walk.seen_edges.add(key)
+        walk.edges.append(edge)
+
+    @staticmethod
+    def _view(row: RecordRow, trust: TrustContext, now: float) -> RecordView:
+        return redacted_view(row) if is_redacted(row, trust) else full_view(row, now)

@@ -1,0 +1,127 @@
+"""Fusion and blending (pure).
+
+relevance: lexical BM25 scores are divided by the best one; vector cosines are min-max
+scaled over the candidates; the two are averaged (a record without a vector yet takes
+its lexical score for both halves, so it is found lexically and not penalized for the
+queue). A record whose entity name or alias the query spells out gets a boost. Episodic
+records next to a strong hit (the turn before or after it in the same scope) receive a
+share of that hit's score: the answer to a question is often the reply to the turn that
+matches the question. The sum is scaled so the best candidate has relevance 1.
+score = relevance_weight · relevance + salience_weight · current salience (70/30).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from app.schema.enums import LAYER_ORDER
+
+LEXICAL_WEIGHT = 0.5
+VECTOR_WEIGHT = 0.5
+ENTITY_BOOST = 0.5
+CONTEXT_SHARE = 0.25  # share of a hit's (normalized) relevance its neighbours receive
+CONTEXT_SEEDS = 20  # how many of the best episodic hits lend context to their neighbours
+
+_LAYER_INDEX = {t.value: i for i, t in enumerate(LAYER_ORDER)}
+
+
+@dataclass
+class Components:
+    lexical: float = 0.0
+    vector: float | None = None
+    entity: float = 0.0
+    context: float = 0.0
+    fused: float = 0.0
+    relevance: float = 0.0
+    salience: float = 0.0
+    score: float = 0.0
+
+
+def scale_by_max(scores: Mapping[str, float]) -> dict[str, float]:
+    top = max(scores.values(), default=0.0)
+    if top <= 0:
+        return {k: 0.0 for k in scores}
+    return {k: max(0.0, v) / top for k, v in scores.items()}
+
+
+def scale_min_max(scores: Mapping[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo <= 1e-12:
+        return {k: 1.0 for k in scores}
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def fuse(
+    lexical: Mapping[str, float],
+    vector: Mapping[str, float] | None,
+    entities: Sequence[str] = (),
+) -> dict[str, Components]:
+    """Per candidate: normalized lexical and vector parts and their fused value.
+    `vector` is None when the request has no vector signal at all."""
+    lex = scale_by_max(lexical)
+    vec = scale_min_max(vector) if vector is not None else {}
+    out: dict[str, Components] = {}
+    for rid in {*lex, *vec, *entities}:
+        c = Components(lexical=lex.get(rid, 0.0))
+        if vector is not None:
+            c.vector = vec.get(rid)
+            v = c.vector if c.vector is not None else c.lexical  # not embedded yet
+            c.fused = LEXICAL_WEIGHT * c.lexical + VECTOR_WEIGHT * v
+        else:
+            c.fused = c.lexical
+        out[rid] = c
+    for rid in entities:
+        out[rid].entity = 1.0
+        out[rid].fused += ENTITY_BOOST
+    return out
+
+
+def context_seeds(
+    components: Mapping[str, Components], eligible: Sequence[str], count: int = CONTEXT_SEEDS
+) -> list[str]:
+    """The best `count` of the eligible candidates (episodic, fully visible)."""
+    ranked = sorted(eligible, key=lambda rid: (-components[rid].fused, rid))
+    return [rid for rid in ranked[:count] if components[rid].fused > 0]
+
+
+def spread_context(
+    components: dict[str, Components],
+    neighbours: Mapping[str, Sequence[str]],
+    share: float = CONTEXT_SHARE,
+) -> None:
+    """Give each neighbour the largest share any adjacent seed offers (in place); a
+    neighbour that was no candidate becomes one."""
+    top = max((c.fused for c in components.values()), default=0.0)
+    if top <= 0:
+        return
+    for seed, near in neighbours.items():
+        gift = share * components[seed].fused / top
+        for rid in near:
+            c = components.setdefault(rid, Components())
+            c.context = max(c.context, gift)
+
+
+def finish(
+    components: dict[str, Components],
+    salience: Mapping[str, float],
+    relevance_weight: float,
+    salience_weight: float,
+) -> None:
+    """relevance ∈ [0, 1] (best candidate 1) and the blended score, in place."""
+    top = max((c.fused + c.context for c in components.values()), default=0.0)
+    for rid, c in components.items():
+        c.relevance = (c.fused + c.context) / top if top > 0 else 0.0
+        c.salience = salience.get(rid, 0.0)
+        c.score = relevance_weight * c.relevance + salience_weight * c.salience
+
+
+def order_key(score: float, memory_type: str, created_at: float, rid: str) -> tuple[object, ...]:
+    """Best score first; ties by layer order, then newest, then id (stable)."""
+    return (-round(score, 12), _LAYER_INDEX.get(memory_type, len(LAYER_ORDER)), -created_at, rid)
+
+
+def layer_index(memory_type: str) -> int:
+    return _LAYER_INDEX.get(memory_type, len(LAYER_ORDER))

@@ -1,0 +1,86 @@
+"""Competence and plan graph records → selector candidates → the API's Selection."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from app import clock
+from app.models import RecordRow
+from app.retrieve import selector
+from app.retrieve.terms import coverage
+from app.schema.enums import MemoryType
+from app.schema.retrieve import Selection, SelectionCandidate
+
+SELECTABLE = frozenset({MemoryType.competence.value, MemoryType.plan_graph.value})
+MAX_CANDIDATES = 10
+
+
+def selection_for(
+    rows: Sequence[RecordRow],
+    terms: list[str],
+    cosine: Mapping[str, float],
+    now: float,
+    threshold: float,
+) -> Selection:
+    """Judge readable competence / plan graph records (best-ranked first)."""
+    candidates = [_candidate(row, terms, cosine.get(row.id)) for row in rows]
+    picked = selector.select(candidates, now, threshold)
+    return Selection(
+        selected_id=picked.selected.record_id if picked.selected else None,
+        confidence=picked.confidence,
+        needs_more=picked.needs_more,
+        threshold=picked.threshold,
+        candidates=[
+            SelectionCandidate(
+                record_id=j.record_id,
+                type=MemoryType(j.kind),
+                applicability=j.applicability,
+                success_rate=j.success_rate,
+                recency=j.recency,
+                score=j.score,
+                confidence=j.confidence,
+            )
+            for j in picked.ranked
+        ],
+    )
+
+
+def _candidate(row: RecordRow, terms: list[str], cosine: float | None) -> selector.Candidate:
+    """Applicability: the larger of query-term coverage and cosine similarity (absolute
+    measures, unlike the per-request scaled relevance); 0 without a query."""
+    applicability = max(coverage(terms, row.search_text), max(cosine or 0.0, 0.0))
+    payload = row.payload or {}
+    if row.type == MemoryType.competence.value:
+        stats = payload.get("performance") or {}
+        successes = int(stats.get("success_count") or 0)
+        failures = int(stats.get("failure_count") or 0)
+        last = stats.get("last_used_at")
+        stated = stats.get("success_rate") if successes + failures == 0 else None
+    else:
+        stats = payload.get("metrics") or {}
+        successes = int(stats.get("success_count") or 0)
+        executions = int(stats.get("execution_count") or 0)
+        failures = int(stats.get("failure_count") or max(0, executions - successes))
+        last = stats.get("last_executed_at")
+        stated = None
+    return selector.Candidate(
+        record_id=row.id,
+        kind=row.type,
+        applicability=min(1.0, applicability),
+        successes=successes,
+        failures=failures,
+        stated_rate=float(stated) if stated else None,
+        last_used_at=_epoch(last) or row.updated_at,
+        confidence=row.confidence,
+    )
+
+
+def _epoch(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return clock.to_epoch(datetime.fromisoformat(value))
+    except ValueError:
+        return None

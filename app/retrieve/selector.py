@@ -1,0 +1,90 @@
+"""The selector (pure): which competence or plan graph to use for the task at hand.
+
+Each candidate gets applicability (does it fit the query: the larger of query-term
+coverage of its text and its cosine similarity), success rate (Laplace-smoothed counts,
+0.5 when unknown) and recency (halves every 30 days since last use). Their weighted sum
+times the record's confidence is the selection confidence. The best candidate is always
+named; below the threshold (0.7 by default) it comes with `needs_more`: gather more
+context (or ask) before acting on it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+APPLICABILITY_WEIGHT = 0.5
+SUCCESS_WEIGHT = 0.3
+RECENCY_WEIGHT = 0.2
+RECENCY_HALF_LIFE_S = 30 * 86400.0
+UNKNOWN_SUCCESS = 0.5
+
+
+@dataclass(frozen=True)
+class Candidate:
+    record_id: str
+    kind: str  # competence | plan_graph
+    applicability: float
+    successes: int
+    failures: int
+    stated_rate: float | None  # a rate given without counts
+    last_used_at: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Judged:
+    record_id: str
+    kind: str
+    applicability: float
+    success_rate: float
+    recency: float
+    score: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    selected: Judged | None
+    confidence: float
+    needs_more: bool
+    threshold: float
+    ranked: list[Judged]
+
+
+def success_rate(successes: int, failures: int, stated: float | None) -> float:
+    if successes + failures > 0:
+        return (successes + 1) / (successes + failures + 2)
+    return stated if stated is not None else UNKNOWN_SUCCESS
+
+
+def recency(last_used_at: float, now: float) -> float:
+    age = max(0.0, now - last_used_at)
+    return float(2.0 ** (-age / RECENCY_HALF_LIFE_S))
+
+
+def judge(c: Candidate, now: float) -> Judged:
+    rate = success_rate(c.successes, c.failures, c.stated_rate)
+    fresh = recency(c.last_used_at, now)
+    score = APPLICABILITY_WEIGHT * c.applicability + SUCCESS_WEIGHT * rate + RECENCY_WEIGHT * fresh
+    return Judged(
+        record_id=c.record_id,
+        kind=c.kind,
+        applicability=c.applicability,
+        success_rate=rate,
+        recency=fresh,
+        score=score,
+        confidence=score * c.confidence,
+    )
+
+
+def select(candidates: Sequence[Candidate], now: float, threshold: float) -> Selection:
+    ranked = sorted((judge(c, now) for c in candidates), key=lambda j: (-j.confidence, j.record_id))
+    best = ranked[0] if ranked else None
+    confidence = best.confidence if best else 0.0
+    return Selection(
+        selected=best,
+        confidence=confidence,
+        needs_more=confidence < threshold,
+        threshold=threshold,
+        ranked=ranked,
+    )

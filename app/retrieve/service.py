@@ -1,0 +1,283 @@
+"""Ranked retrieval: filter by trust and request, gather lexical / vector / entity
+candidates, fuse, spread context to neighbouring episodes, blend with salience, select.
+
+Candidates are ranked on light rows (id, type, scope, sensitivity, time, salience); only
+the records that make the answer are loaded in full."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app import clock
+from app.config import RankingSettings
+from app.db import Tier
+from app.embedding.providers import Embedder, EmbeddingError
+from app.models import RecordRow, RelationRow
+from app.records.service import visibility
+from app.records.views import full_view, redacted_view
+from app.repositories import embeddings as embedding_repo
+from app.repositories import entities as entity_repo
+from app.repositories import relations as relation_repo
+from app.repositories import search as search_repo
+from app.repositories.records import RecordFilter, filter_clauses
+from app.repositories.search import Candidate
+from app.retrieve import ranking
+from app.retrieve.ranking import Components
+from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
+from app.retrieve.terms import name_candidates, query_terms
+from app.schema.enums import MemoryType, Status
+from app.schema.retrieve import (
+    RetrievedItem,
+    RetrieveRequest,
+    RetrieveResponse,
+    ScoreComponents,
+    Selection,
+    TrustNarrowingIn,
+)
+from app.security import TrustContext
+
+log = logging.getLogger("membrane.retrieve")
+DEFAULT_STATUSES = (Status.active.value, Status.contested.value)
+
+
+def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
+    """Apply the body's `trust` on top of the principal's (already header-narrowed) trust."""
+    if body is None:
+        return trust
+    ceiling = trust.ceiling
+    if body.max_sensitivity is not None and body.max_sensitivity.rank < ceiling.rank:
+        ceiling = body.max_sensitivity
+    scopes = trust.scopes
+    if body.scopes is not None:
+        asked = frozenset(body.scopes)
+        scopes = asked if scopes is None else asked & scopes
+    return TrustContext(ceiling=ceiling, scopes=scopes, actor_id=trust.actor_id)
+
+
+def record_filter(req: RetrieveRequest) -> RecordFilter:
+    return RecordFilter(
+        types=[t.value for t in req.types],
+        scopes=list(req.scopes),
+        tags_all=list(req.tags),
+        statuses=[s.value for s in req.statuses] if req.statuses else list(DEFAULT_STATUSES),
+        min_salience=req.min_salience,
+    )
+
+
+def redacted(candidate: Candidate | RecordRow, trust: TrustContext) -> bool:
+    return candidate.sensitivity > trust.ceiling_rank
+
+
+@dataclass
+class Ranked:
+    """Candidates of one request, best first, with their score components."""
+
+    order: list[Candidate]
+    components: dict[str, Components] = field(default_factory=dict)
+    cosine: dict[str, float] = field(default_factory=dict)
+    terms: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    rows: dict[str, RecordRow] = field(default_factory=dict)  # full rows loaded so far
+
+
+class RetrieveService:
+    def __init__(
+        self,
+        session: Session,
+        ranking_settings: RankingSettings,
+        embedder: Embedder | None,
+        tier: Tier,
+    ) -> None:
+        self.session = session
+        self.settings = ranking_settings
+        self.embedder = embedder if tier is not Tier.postgres else None
+        self.tier = tier
+        self.dialect = session.get_bind().dialect.name
+
+    # -- public -------------------------------------------------------------------------
+
+    def retrieve(self, req: RetrieveRequest, trust: TrustContext) -> RetrieveResponse:
+        trust = narrow(trust, req.trust)
+        now = clock.now()
+        ranked = self.rank(req, trust, now, record_filter(req))
+        rows = self.head(ranked, req.limit)
+        if req.group_by_layer:
+            rows.sort(key=lambda r: ranking.layer_index(r.type))  # stable: score order kept
+        return RetrieveResponse(
+            items=self.items(rows, ranked, trust, now, with_relations=True),
+            selection=self.selection(ranked, trust, now),
+            signals=ranked.signals,
+        )
+
+    def clauses(
+        self, flt: RecordFilter, trust: TrustContext, now: float
+    ) -> list[ColumnElement[bool]]:
+        return filter_clauses(flt, visibility(trust), self.dialect, now)
+
+    def rank(
+        self, req: RetrieveRequest, trust: TrustContext, now: float, flt: RecordFilter
+    ) -> Ranked:
+        clauses = self.clauses(flt, trust, now)
+        if not (req.query and req.query.strip()):
+            rows = search_repo.by_salience(self.session, clauses, now, req.limit)
+            return Ranked(
+                order=[search_repo.candidate_of(r, now) for r in rows],
+                signals=["salience"],
+                rows={r.id: r for r in rows},
+            )
+        return self._rank_query(req, trust, now, clauses)
+
+    def head(self, ranked: Ranked, n: int) -> list[RecordRow]:
+        """Full rows of the best `n` candidates, in rank order."""
+        wanted = [c.id for c in ranked.order[:n]]
+        missing = [rid for rid in wanted if rid not in ranked.rows]
+        ranked.rows.update(search_repo.load(self.session, missing, []))
+        return [ranked.rows[rid] for rid in wanted if rid in ranked.rows]
+
+    def selection(self, ranked: Ranked, trust: TrustContext, now: float) -> Selection | None:
+        picks = [c.id for c in ranked.order if c.type in SELECTABLE and not redacted(c, trust)][
+            :MAX_CANDIDATES
+        ]
+        if not picks:
+            return None
+        missing = [rid for rid in picks if rid not in ranked.rows]
+        ranked.rows.update(search_repo.load(self.session, missing, []))
+        rows = [ranked.rows[rid] for rid in picks if rid in ranked.rows]
+        threshold = self.settings.selector_threshold
+        return selection_for(rows, ranked.terms, ranked.cosine, now, threshold)
+
+    def items(
+        self,
+        rows: Sequence[RecordRow],
+        ranked: Ranked,
+        trust: TrustContext,
+        now: float,
+        *,
+        with_relations: bool,
+    ) -> list[RetrievedItem]:
+        by_source: dict[str, list[RelationRow]] = defaultdict(list)
+        if with_relations:
+            readable = [r.id for r in rows if not redacted(r, trust)]
+            for rel in relation_repo.outgoing(self.session, readable):
+                by_source[rel.source_id].append(rel)
+        out: list[RetrievedItem] = []
+        for row in rows:
+            if redacted(row, trust):
+                # Metadata only: no payload and no scores that would hint at the content.
+                out.append(RetrievedItem(record=redacted_view(row), score=None, components=None))
+                continue
+            view = full_view(row, now, by_source[row.id])
+            comp = ranked.components.get(row.id)
+            out.append(
+                RetrievedItem(
+                    record=view,
+                    score=comp.score if comp else view.salience,
+                    components=_components_out(comp, view.salience),
+                )
+            )
+        return out
+
+    # -- ranking with a query ------------------------------------------------------------
+
+    def _rank_query(
+        self,
+        req: RetrieveRequest,
+        trust: TrustContext,
+        now: float,
+        clauses: list[ColumnElement[bool]],
+    ) -> Ranked:
+        query = req.query or ""
+        pool = max(self.settings.candidate_pool, req.limit)
+        terms = query_terms(query)
+        lexical = search_repo.lexical(self.session, terms, clauses, pool)
+        cosine = self._vector(query, clauses, pool, list(lexical))
+        entities = self._entities(query, req, trust)
+        components = ranking.fuse(lexical, cosine, entities)
+        metas = search_repo.candidates(self.session, list(components), clauses, now)
+        components = {rid: c for rid, c in components.items() if rid in metas}
+        signals = ["lexical"] + (["vector"] if cosine is not None else [])
+        signals += ["entity"] if any(c.entity for c in components.values()) else []
+        if req.expand_context and self._spread(components, metas, trust, clauses, now):
+            signals.append("context")
+        salience = {rid: m.salience for rid, m in metas.items()}
+        ranking.finish(
+            components, salience, self.settings.relevance_weight, self.settings.salience_weight
+        )
+        order = sorted(
+            metas.values(),
+            key=lambda m: ranking.order_key(components[m.id].score, m.type, m.created_at, m.id),
+        )
+        return Ranked(
+            order=order,
+            components=components,
+            cosine=cosine or {},
+            terms=terms,
+            signals=[*signals, "salience"],
+        )
+
+    def _vector(
+        self, query: str, clauses: list[ColumnElement[bool]], pool: int, also: list[str]
+    ) -> dict[str, float] | None:
+        if self.embedder is None:
+            return None
+        try:
+            vector = self.embedder.embed([query])[0]
+        except EmbeddingError:
+            log.warning("query embedding failed; ranking without vectors", exc_info=True)
+            return None
+        return embedding_repo.nearest(self.session, self.tier, vector, clauses, pool, also)
+
+    def _entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
+        """Entity records whose canonical name or alias the query spells out."""
+        if req.types and MemoryType.entity not in req.types:
+            return []
+        names = [entity_repo.normalize(n) for n in name_candidates(query)]
+        scopes = sorted(trust.scopes) if trust.scopes is not None else None
+        return sorted(entity_repo.matching_terms(self.session, names, scopes))
+
+    def _spread(
+        self,
+        components: dict[str, Components],
+        metas: dict[str, Candidate],
+        trust: TrustContext,
+        clauses: list[ColumnElement[bool]],
+        now: float,
+    ) -> bool:
+        """Neighbouring episodes of the best readable episodic hits get a share."""
+        eligible = [
+            rid
+            for rid, m in metas.items()
+            if m.type == MemoryType.episodic.value and not redacted(m, trust)
+        ]
+        seeds = ranking.context_seeds(components, eligible)
+        if not seeds:
+            return False
+        near = search_repo.temporal_neighbours(self.session, [metas[s] for s in seeds], clauses)
+        ranking.spread_context(components, near)
+        missing = [rid for rid in components if rid not in metas]
+        metas.update(search_repo.candidates(self.session, missing, clauses, now))
+        for rid in missing:
+            if rid not in metas:
+                del components[rid]
+        return bool(near)
+
+
+def _components_out(comp: Components | None, salience: float) -> ScoreComponents:
+    if comp is None:  # no query: salience alone
+        return ScoreComponents(
+            lexical=None, vector=None, entity=0.0, context=0.0, relevance=None, salience=salience
+        )
+    return ScoreComponents(
+        lexical=comp.lexical,
+        vector=comp.vector,
+        entity=comp.entity,
+        context=comp.context,
+        relevance=comp.relevance,
+        salience=comp.salience,
+    )

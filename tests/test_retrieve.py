@@ -1,0 +1,287 @@
+"""POST /v1/retrieve: filters, trust, redaction, ranking and selection (provider none)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.db import Database
+from app.repositories import records as record_repo
+from tests.conftest import auth
+
+
+def capture(
+    client: TestClient, summary: str, *, who: str = "writer", **extra: Any
+) -> dict[str, Any]:
+    body = {"source": "agent", "source_kind": "event", "summary": summary, **extra}
+    r = client.post("/v1/capture", json=body, headers=auth(who))
+    assert r.status_code == 201, r.text
+    primary: dict[str, Any] = r.json()["primary_record"]
+    return primary
+
+
+def create(client: TestClient, payload: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    r = client.post("/v1/records", json={"payload": payload, **extra}, headers=auth("admin"))
+    assert r.status_code == 201, r.text
+    record: dict[str, Any] = r.json()
+    return record
+
+
+def retrieve(
+    client: TestClient, who: str = "reader", headers: dict[str, str] | None = None, **body: Any
+) -> dict[str, Any]:
+    r = client.post("/v1/retrieve", json=body, headers={**auth(who), **(headers or {})})
+    assert r.status_code == 200, r.text
+    result: dict[str, Any] = r.json()
+    return result
+
+
+def ids(result: dict[str, Any]) -> list[str]:
+    return [item["record"]["id"] for item in result["items"]]
+
+
+def test_query_ranks_the_matching_record_first(client: TestClient) -> None:
+    capture(client, "The deploy to staging failed with a timeout")
+    target = capture(client, "Alice adopted a golden retriever named Max")
+    capture(client, "Lunch was pasta with tomato sauce")
+    result = retrieve(client, query="Which dog did Alice adopt?", expand_context=False)
+    assert ids(result)[0] == target["id"]
+    top = result["items"][0]
+    assert top["components"]["lexical"] == 1.0
+    assert top["components"]["vector"] is None  # provider none: no vector signal
+    assert top["components"]["relevance"] == 1.0
+    assert result["signals"] == ["lexical", "salience"]
+    # score = 0.7 · relevance + 0.3 · current salience
+    expected = 0.7 * 1.0 + 0.3 * top["components"]["salience"]
+    assert abs(top["score"] - expected) < 1e-9
+
+
+def test_query_without_any_match_returns_nothing(client: TestClient) -> None:
+    capture(client, "The deploy to staging failed with a timeout")
+    result = retrieve(client, query="zebra quokka", expand_context=False)
+    assert result["items"] == []
+
+
+def test_trust_ceiling_hides_and_redacts(client: TestClient) -> None:
+    low = capture(client, "project falcon budget low", sensitivity="low")
+    medium = capture(client, "project falcon budget medium", sensitivity="medium")
+    high = capture(client, "project falcon budget high", sensitivity="high")
+    result = retrieve(client, "reader", query="falcon budget")
+    by_id = {item["record"]["id"]: item for item in result["items"]}
+    assert set(by_id) == {low["id"], medium["id"]}  # high is two levels above: invisible
+    redacted = by_id[medium["id"]]
+    assert redacted["record"]["redacted"] is True
+    assert "payload" not in redacted["record"]
+    assert redacted["score"] is None and redacted["components"] is None
+    assert by_id[low["id"]]["record"]["payload"]["summary"] == "project falcon budget low"
+    # The writer (high) sees all three in full.
+    full = retrieve(client, "writer", query="falcon budget")
+    assert set(ids(full)) == {low["id"], medium["id"], high["id"]}
+    assert not any(item["record"]["redacted"] for item in full["items"])
+
+
+def test_body_and_header_narrowing_only_narrow(client: TestClient) -> None:
+    low = capture(client, "quarterly numbers low", sensitivity="low")
+    medium = capture(client, "quarterly numbers medium", sensitivity="medium")
+    high = capture(client, "quarterly numbers high", sensitivity="high")
+    narrowed = retrieve(
+        client, "writer", query="quarterly numbers", trust={"max_sensitivity": "low"}
+    )
+    views = {i["record"]["id"]: i["record"]["redacted"] for i in narrowed["items"]}
+    assert views == {low["id"]: False, medium["id"]: True}
+    header = retrieve(
+        client, "writer", headers={"X-Membrane-Max-Sensitivity": "low"}, query="quarterly"
+    )
+    assert {i["record"]["id"] for i in header["items"]} == {low["id"], medium["id"]}
+    # Asking for more than the principal has changes nothing.
+    wider = retrieve(
+        client, "reader", query="quarterly numbers", trust={"max_sensitivity": "hyper"}
+    )
+    assert high["id"] not in ids(wider)
+    assert {i["record"]["id"] for i in wider["items"] if i["record"]["redacted"]} == {medium["id"]}
+
+
+def test_scopes_of_the_principal_and_of_the_request(client: TestClient) -> None:
+    a = capture(client, "release checklist team a", scope="team-a")
+    b = capture(client, "release checklist team b", scope="team-b")
+    shared = capture(client, "release checklist shared")
+    assert set(ids(retrieve(client, "team_a", query="release checklist"))) == {
+        a["id"],
+        shared["id"],
+    }
+    only_a = retrieve(client, "writer", query="release checklist", scopes=["team-a"])
+    assert ids(only_a) == [a["id"]]
+    narrowed = retrieve(client, "writer", query="release checklist", trust={"scopes": ["team-b"]})
+    assert set(ids(narrowed)) == {b["id"], shared["id"]}
+    none_left = retrieve(client, "team_a", query="release checklist", trust={"scopes": ["team-b"]})
+    assert ids(none_left) == [shared["id"]]
+
+
+def test_retracted_and_superseded_excluded_unless_asked(client: TestClient, db: Database) -> None:
+    active = capture(client, "the api key rotates monthly")
+    retracted = capture(client, "the api key rotates yearly")
+    superseded = capture(client, "the api key rotates weekly")
+    with db.transaction() as session:
+        record_repo.set_status(session, retracted["id"], "retracted", 1.0)
+        record_repo.set_status(session, superseded["id"], "superseded", 1.0)
+    assert ids(retrieve(client, query="api key rotates")) == [active["id"]]
+    assert ids(retrieve(client)) == [active["id"]]  # no query: same filter
+    asked = retrieve(client, query="api key rotates", statuses=["retracted", "superseded"])
+    assert set(ids(asked)) == {retracted["id"], superseded["id"]}
+
+
+def test_tags_must_all_match(client: TestClient) -> None:
+    both = capture(client, "invoice overdue", tags=["billing", "urgent"])
+    capture(client, "invoice paid", tags=["billing"])
+    capture(client, "invoice draft", tags=["urgent"])
+    assert ids(retrieve(client, query="invoice", tags=["billing", "urgent"])) == [both["id"]]
+    assert ids(retrieve(client, tags=["urgent", "billing"])) == [both["id"]]
+
+
+def test_types_filter(client: TestClient) -> None:
+    capture(client, "the cache server runs redis")
+    fact = create(
+        client,
+        {"kind": "semantic", "subject": "cache server", "predicate": "runs", "object": "redis"},
+    )
+    result = retrieve(client, query="what does the cache server run", types=["semantic"])
+    assert ids(result) == [fact["id"]]
+
+
+def test_no_query_orders_by_current_salience_then_layer(client: TestClient) -> None:
+    pinned = {"pinned": True}
+    low = create(client, {"kind": "episodic", "summary": "low"}, salience=0.2, lifecycle=pinned)
+    high = create(client, {"kind": "episodic", "summary": "high"}, salience=0.9, lifecycle=pinned)
+    working = create(
+        client,
+        {"kind": "working", "thread_id": "t1", "context_summary": "tie"},
+        salience=0.5,
+        lifecycle=pinned,
+    )
+    episodic = create(
+        client, {"kind": "episodic", "summary": "tie"}, salience=0.5, lifecycle=pinned
+    )
+    result = retrieve(client)
+    assert ids(result) == [high["id"], working["id"], episodic["id"], low["id"]]
+    assert [i["score"] for i in result["items"]] == [0.9, 0.5, 0.5, 0.2]
+    assert result["items"][0]["components"]["relevance"] is None
+    assert result["signals"] == ["salience"]
+    assert ids(retrieve(client, min_salience=0.5)) == [high["id"], working["id"], episodic["id"]]
+    assert ids(retrieve(client, limit=1)) == [high["id"]]
+
+
+def test_salience_breaks_equal_relevance(client: TestClient) -> None:
+    pinned = {"pinned": True}
+    faint = create(
+        client, {"kind": "episodic", "summary": "printer jam"}, salience=0.1, lifecycle=pinned
+    )
+    vivid = create(
+        client, {"kind": "episodic", "summary": "printer jam"}, salience=0.9, lifecycle=pinned
+    )
+    result = retrieve(client, query="printer jam", expand_context=False)
+    assert ids(result) == [vivid["id"], faint["id"]]
+    assert (
+        result["items"][0]["components"]["relevance"]
+        == result["items"][1]["components"]["relevance"]
+    )
+
+
+def test_group_by_layer(client: TestClient) -> None:
+    episode = capture(client, "kubernetes upgrade went fine")
+    fact = create(
+        client,
+        {"kind": "semantic", "subject": "kubernetes", "predicate": "version", "object": "1.30"},
+    )
+    grouped = retrieve(client, query="kubernetes upgrade", group_by_layer=True)
+    assert ids(grouped) == [fact["id"], episode["id"]]
+
+
+def test_neighbouring_episodes_share_context(client: TestClient) -> None:
+    scope = {"scope": "chat-1"}
+    question = capture(client, "Bob: what did you think of the marathon in Boston?", **scope)
+    answer = capture(client, "Alice: it was exhausting but I finished under four hours", **scope)
+    capture(client, "Unrelated: the office plants need water", scope="chat-2")
+    result = retrieve(client, query="marathon Boston")
+    assert ids(result) == [question["id"], answer["id"]]
+    shared = result["items"][1]["components"]
+    assert shared["lexical"] == 0.0 and shared["context"] > 0
+    assert "context" in result["signals"]
+    alone = retrieve(client, query="marathon Boston", expand_context=False)
+    assert ids(alone) == [question["id"]]
+
+
+def test_entity_names_in_the_query_boost_entity_records(client: TestClient) -> None:
+    r = client.post(
+        "/v1/capture",
+        json={
+            "source": "agent",
+            "source_kind": "event",
+            "summary": "met the new manager",
+            "content": {"entities": [{"name": "Grace Hopper", "aliases": ["Amazing Grace"]}]},
+        },
+        headers=auth("writer"),
+    )
+    entity_id = r.json()["created_records"][0]["id"]
+    result = retrieve(client, query="what do we know about amazing grace", types=["entity"])
+    assert ids(result) == [entity_id]
+    assert result["items"][0]["components"]["entity"] == 1.0
+    assert "entity" in result["signals"]
+
+
+def competence(name: str, trigger: str, successes: int, failures: int) -> dict[str, Any]:
+    return {
+        "kind": "competence",
+        "skill_name": name,
+        "triggers": [{"signal": trigger}],
+        "performance": {"success_count": successes, "failure_count": failures},
+    }
+
+
+def test_selector_picks_an_applicable_reliable_competence(client: TestClient) -> None:
+    good = create(client, competence("restart nginx", "nginx returns 502", 20, 0), confidence=0.95)
+    create(client, competence("restart nginx carefully", "nginx returns 502", 1, 9))
+    create(
+        client,
+        {"kind": "plan_graph", "plan_id": "p1", "intent": "rotate nginx logs"},
+    )
+    result = retrieve(client, "writer", query="nginx returns 502")
+    selection = result["selection"]
+    assert selection["selected_id"] == good["id"]
+    assert selection["needs_more"] is False
+    assert selection["confidence"] >= selection["threshold"] == 0.7
+    first = selection["candidates"][0]
+    assert first["applicability"] == 1.0 and first["success_rate"] > 0.9
+    assert {c["type"] for c in selection["candidates"]} == {"competence", "plan_graph"}
+
+
+def test_selector_asks_for_more_when_unsure(client: TestClient) -> None:
+    create(client, competence("restore database backup", "database corrupted", 0, 0))
+    result = retrieve(client, "writer", query="database restore after corruption of disk array")
+    selection = result["selection"]
+    assert selection["needs_more"] is True
+    assert selection["confidence"] < 0.7
+    assert selection["selected_id"] is not None  # the best guess is still named
+
+
+def test_no_selection_without_candidates(client: TestClient) -> None:
+    capture(client, "just an event")
+    assert retrieve(client, query="event")["selection"] is None
+
+
+def test_bad_bodies_are_rejected(client: TestClient) -> None:
+    for body in ({"limit": 0}, {"types": ["nope"]}, {"min_salience": 2}, {"unknown": 1}):
+        r = client.post("/v1/retrieve", json=body, headers=auth("reader"))
+        assert r.status_code == 422, body
+        assert r.headers["content-type"].startswith("application/problem+json")
+    assert client.post("/v1/retrieve", json={}).status_code == 401
+
+
+def test_query_text_is_never_search_syntax(client: TestClient) -> None:
+    target = capture(client, 'She said "NEAR" and OR and AND * - it was odd')
+    for query in ('"NEAR" OR AND *', "'; DROP TABLE records; --", "(a | b) & !c:*", "..."):
+        r = client.post("/v1/retrieve", json={"query": query}, headers=auth("reader"))
+        assert r.status_code == 200, (query, r.text)
+    assert ids(retrieve(client, query='"near" OR', expand_context=False)) == [target["id"]]
+    long_query = " ".join(f"word{i}" for i in range(10_000))  # ≈ 89,000 characters
+    assert retrieve(client, query=long_query)["items"] == []

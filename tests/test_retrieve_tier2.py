@@ -1,0 +1,57 @@
+"""Retrieval on plain PostgreSQL without pgvector (tier 2): full-text and salience only,
+even when an embedding provider is configured."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from app.migrate import upgrade
+from tests.conftest import PLAIN_PG_URL, auth, make_settings
+
+pytestmark = pytest.mark.plainpg
+
+
+@pytest.fixture
+def tier2_url() -> Iterator[str]:
+    try:
+        admin = psycopg.connect(PLAIN_PG_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"plain PostgreSQL at {PLAIN_PG_URL} is not reachable: {exc}")
+    name = f"membrane_retrieve_{uuid.uuid4().hex[:8]}"
+    with admin:
+        if admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+            pytest.skip("this PostgreSQL has pgvector; tier 2 needs one without")
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = PLAIN_PG_URL.rsplit("/", 1)[0] + "/" + name
+    upgrade(url)
+    yield url
+    with psycopg.connect(PLAIN_PG_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_tier2_retrieves_lexically_with_a_provider_configured(
+    tier2_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    settings = make_settings(
+        tier2_url,
+        embedding={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    )
+    client = make_client(settings)  # starts: the provider is switched off, not contacted
+    ready = client.get("/readyz").json()
+    assert ready["tier"] == 2
+    assert ready["embedding"] == {"provider": "none", "model": None, "pending": 0}
+    for text in ("rotate the database credentials", "water the plants"):
+        body = {"source": "a", "source_kind": "event", "summary": text}
+        assert client.post("/v1/capture", json=body, headers=auth("writer")).status_code == 201
+    body = {"query": "database credentials rotation"}
+    result = client.post("/v1/retrieve", json=body, headers=auth("reader")).json()
+    assert result["items"][0]["record"]["payload"]["summary"] == "rotate the database credentials"
+    assert result["items"][0]["components"]["vector"] is None
+    assert "vector" not in result["signals"]
+    graph = client.post("/v1/retrieve/graph", json=body, headers=auth("reader"))
+    assert graph.status_code == 200
