@@ -30,6 +30,19 @@ class TrustContext:
     scopes: frozenset[str] | None = None  # None → every scope
     actor_id: str = "anonymous"
 
+    def narrowed(
+        self, max_sensitivity: Sensitivity | None, scopes: list[str] | None
+    ) -> TrustContext:
+        """This trust, narrowed; asking for more than it has never widens it."""
+        ceiling = self.ceiling
+        if max_sensitivity is not None and max_sensitivity.rank < ceiling.rank:
+            ceiling = max_sensitivity
+        allowed = self.scopes
+        if scopes is not None:
+            asked = frozenset(scopes)
+            allowed = asked if allowed is None else asked & allowed
+        return TrustContext(ceiling=ceiling, scopes=allowed, actor_id=self.actor_id)
+
     @property
     def ceiling_rank(self) -> int:
         return self.ceiling.rank
@@ -96,15 +109,14 @@ class KeyStore:
 
 def trust_for(principal: Principal, narrowing: Narrowing | None = None) -> TrustContext:
     """Narrow the principal's trust; a request can never widen it."""
-    ceiling = principal.max_sensitivity
-    scopes: frozenset[str] | None = principal.scopes or None
-    if narrowing is not None:
-        if narrowing.max_sensitivity is not None:
-            ceiling = min(ceiling, narrowing.max_sensitivity, key=lambda s: s.rank)
-        if narrowing.scopes is not None:
-            asked = frozenset(narrowing.scopes)
-            scopes = asked if scopes is None else asked & scopes
-    return TrustContext(ceiling=ceiling, scopes=scopes, actor_id=principal.actor_id)
+    trust = TrustContext(
+        ceiling=principal.max_sensitivity,
+        scopes=principal.scopes or None,
+        actor_id=principal.actor_id,
+    )
+    if narrowing is None:
+        return trust
+    return trust.narrowed(narrowing.max_sensitivity, narrowing.scopes)
 
 
 def require_role(principal: Principal, role: Role) -> None:

@@ -113,6 +113,25 @@ def fresh_pg_database(admin_uri: str, template: str | None) -> str:
     return _db_uri(admin_uri, name)
 
 
+@pytest.fixture
+def plain_pg_url() -> Iterator[str]:
+    """A fresh, migrated database on the plain PostgreSQL (no pgvector): tier 2."""
+    try:
+        admin = psycopg.connect(PLAIN_PG_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"plain PostgreSQL at {PLAIN_PG_URL} is not reachable: {exc}")
+    name = f"membrane_tier2_{os.getpid()}_{next(_counter)}"
+    with admin:
+        if admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+            pytest.skip("this PostgreSQL has pgvector; the tier-2 tests need one without")
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = PLAIN_PG_URL.rsplit("/", 1)[0] + "/" + name
+    upgrade(url)
+    yield url
+    with psycopg.connect(PLAIN_PG_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest) -> str:
     return str(request.param)

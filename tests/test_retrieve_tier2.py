@@ -3,42 +3,21 @@ even when an embedding provider is configured."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from app.migrate import upgrade
-from tests.conftest import PLAIN_PG_URL, auth, make_settings
+from tests.conftest import auth, make_settings
 
 pytestmark = pytest.mark.plainpg
 
 
-@pytest.fixture
-def tier2_url() -> Iterator[str]:
-    try:
-        admin = psycopg.connect(PLAIN_PG_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"plain PostgreSQL at {PLAIN_PG_URL} is not reachable: {exc}")
-    name = f"membrane_retrieve_{uuid.uuid4().hex[:8]}"
-    with admin:
-        if admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
-            pytest.skip("this PostgreSQL has pgvector; tier 2 needs one without")
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = PLAIN_PG_URL.rsplit("/", 1)[0] + "/" + name
-    upgrade(url)
-    yield url
-    with psycopg.connect(PLAIN_PG_URL, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def test_tier2_retrieves_lexically_with_a_provider_configured(
-    tier2_url: str, make_client: Callable[..., TestClient]
+    plain_pg_url: str, make_client: Callable[..., TestClient]
 ) -> None:
     settings = make_settings(
-        tier2_url,
+        plain_pg_url,
         embedding={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
     )
     client = make_client(settings)  # starts: the provider is switched off, not contacted

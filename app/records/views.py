@@ -6,8 +6,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from app.clock import to_datetime
-from app.lifecycle.decay import current_salience
 from app.models import AuditRow, RecordRow, RelationRow
+from app.repositories.salience import salience_of
 from app.schema.enums import MemoryType, Sensitivity, Status
 from app.schema.records import (
     AuditEntryOut,
@@ -20,17 +20,7 @@ from app.schema.records import (
 )
 from app.security import TrustContext
 
-
-def salience_now(row: RecordRow, now: float) -> float:
-    return current_salience(
-        row.salience_base,
-        row.salience_t0,
-        now,
-        half_life_s=row.half_life_s,
-        curve=row.decay_curve,
-        min_salience=row.min_salience,
-        pinned=row.pinned,
-    )
+salience_now = salience_of
 
 
 def relation_out(rel: RelationRow) -> RelationOut:

@@ -7,8 +7,21 @@ from typing import Any
 from sqlalchemy import Float, case, func, literal
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.lifecycle.decay import MAX_HALF_LIVES
+from app.lifecycle.decay import MAX_HALF_LIVES, current_salience
 from app.models import RecordRow
+
+
+def salience_of(row: RecordRow, now: float) -> float:
+    """Current salience of a loaded row (the Python twin of `current_salience_sql`)."""
+    return current_salience(
+        row.salience_base,
+        row.salience_t0,
+        now,
+        half_life_s=row.half_life_s,
+        curve=row.decay_curve,
+        min_salience=row.min_salience,
+        pinned=row.pinned,
+    )
 
 
 def _greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:

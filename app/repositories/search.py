@@ -39,7 +39,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.lifecycle.decay import current_salience
 from app.models import RecordRow
-from app.repositories.salience import current_salience_sql
+from app.repositories.salience import current_salience_sql, salience_of
 from app.retrieve.terms import fts5_match
 from app.schema.enums import LAYER_ORDER
 
@@ -178,15 +178,7 @@ class Candidate:
 
 
 def candidate_of(row: RecordRow, now: float) -> Candidate:
-    salience = current_salience(
-        row.salience_base,
-        row.salience_t0,
-        now,
-        half_life_s=row.half_life_s,
-        curve=row.decay_curve,
-        min_salience=row.min_salience,
-        pinned=row.pinned,
-    )
+    salience = salience_of(row, now)
     return Candidate(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
 
 

@@ -50,14 +50,7 @@ def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
     """Apply the body's `trust` on top of the principal's (already header-narrowed) trust."""
     if body is None:
         return trust
-    ceiling = trust.ceiling
-    if body.max_sensitivity is not None and body.max_sensitivity.rank < ceiling.rank:
-        ceiling = body.max_sensitivity
-    scopes = trust.scopes
-    if body.scopes is not None:
-        asked = frozenset(body.scopes)
-        scopes = asked if scopes is None else asked & scopes
-    return TrustContext(ceiling=ceiling, scopes=scopes, actor_id=trust.actor_id)
+    return trust.narrowed(body.max_sensitivity, body.scopes)
 
 
 def record_filter(req: RetrieveRequest) -> RecordFilter:
