@@ -15,9 +15,8 @@ from app.db import Database
 from app.lifecycle.decay import current_salience
 from app.lifecycle.sweep import SWEEP_TOLERANCE, run_sweep
 from app.models import JobRunRow, RecordRow
-from app.records.views import salience_now
 from app.repositories import lifecycle as lifecycle_repo
-from app.repositories.salience import current_salience_sql
+from app.repositories.salience import current_salience_sql, salience_of
 from tests.conftest import auth
 from tests.lifecycle_support import audit_total, create, lifecycle, row, semantic
 
@@ -135,7 +134,7 @@ def test_sweeping_at_any_interval_equals_computing_once(
     )
     stored = row(db, rid)
     assert stored is not None
-    assert salience_now(stored, T0 + final) == once
+    assert salience_of(stored, T0 + final) == once
     assert _sql_salience(db, rid, T0 + final) == pytest.approx(once, rel=1e-12, abs=1e-300)
 
 

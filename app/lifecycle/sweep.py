@@ -48,4 +48,6 @@ def run_sweep(
             result.pruned += lifecycle_repo.prune_slice(session, part, now, SWEEP_ACTOR)
             result.swept += lifecycle_repo.sweep_slice(session, part, now, tolerance)
         result.batches += 1
+    with db.transaction() as session:
+        lifecycle_repo.refresh_planner_stats(session)
     return result

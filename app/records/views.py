@@ -20,8 +20,6 @@ from app.schema.records import (
 )
 from app.security import TrustContext
 
-salience_now = salience_of
-
 
 def relation_out(rel: RelationRow) -> RelationOut:
     return RelationOut(
@@ -56,7 +54,7 @@ def full_view(
         type=MemoryType(row.type),
         sensitivity=Sensitivity.from_rank(row.sensitivity),
         confidence=row.confidence,
-        salience=salience_now(row, now),
+        salience=salience_of(row, now),
         scope=row.scope,
         tags=list(row.tags or []),
         created_at=to_datetime(row.created_at),

@@ -14,10 +14,10 @@ from app.errors import Conflict, NotFound
 from app.models import RecordRow
 from app.policy import PolicyEngine
 from app.records.service import RecordService
-from app.records.views import salience_now
 from app.repositories import audit as audit_repo
 from app.repositories import lifecycle as lifecycle_repo
 from app.repositories import records as record_repo
+from app.repositories.salience import salience_of
 from app.schema.lifecycle import RecordDeleted
 from app.schema.records import MemoryRecordOut
 from app.security import TrustContext
@@ -118,5 +118,5 @@ def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
         "deletion_policy": row.deletion_policy,
         "created_at": row.created_at,
         "created_by": row.created_by,
-        "salience": salience_now(row, now),
+        "salience": salience_of(row, now),
     }

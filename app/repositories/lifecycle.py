@@ -351,3 +351,13 @@ def uncompressed_episodes(
         .limit(limit)
     )
     return list(session.scalars(stmt))
+
+
+def refresh_planner_stats(session: Session) -> None:
+    """SQLite has no autovacuum/autoanalyze: without statistics its planner prefers the
+    status index over the primary key for `id IN (…) AND status IN (…)` (10× slower at
+    100k records). A bounded ANALYZE keeps this cheap on any size. PostgreSQL analyzes
+    on its own."""
+    if _dialect(session) == "sqlite":
+        session.execute(text("PRAGMA analysis_limit=1000"))
+        session.execute(text("ANALYZE"))
