@@ -52,7 +52,8 @@ class PolicySettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    provider: Literal["none", "local", "openai"] = "none"
+    # Tier 1 is hybrid by default: the local MiniLM model ships with the `[local]` extra.
+    provider: Literal["none", "local", "openai"] = "local"
     model: str = "all-MiniLM-L6-v2"
     dimension: int = Field(default=384, ge=1, le=16000)
     base_url: str = "https://api.openai.com/v1"
