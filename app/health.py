@@ -33,7 +33,7 @@ class Readiness(BaseModel):
     embedding: EmbeddingStatus
 
 
-@router.get("/healthz", operation_id="healthz", response_model=Health)
+@router.get("/healthz", operation_id="healthz", summary="Liveness", response_model=Health)
 def healthz() -> Health:
     return Health(status="ok")
 
@@ -41,6 +41,7 @@ def healthz() -> Health:
 @router.get(
     "/readyz",
     operation_id="readyz",
+    summary="Readiness: database, tier and embedding queue",
     response_model=Readiness,
     responses={503: {"model": Readiness, "description": "Database unreachable"}},
 )

@@ -85,6 +85,7 @@ def _ingest(
 @router.post(
     "/ingest/events",
     operation_id="ingestEvent",
+    summary="Ingest an event as episodic memory",
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
@@ -102,6 +103,7 @@ def ingest_event(
 @router.post(
     "/ingest/observations",
     operation_id="ingestObservation",
+    summary="Ingest an observation (a subject/predicate/object becomes a fact)",
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
@@ -121,6 +123,7 @@ def ingest_observation(
 @router.post(
     "/ingest/tool-outputs",
     operation_id="ingestToolOutput",
+    summary="Ingest a tool call and its result",
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
@@ -139,6 +142,7 @@ def ingest_tool_output(
 @router.post(
     "/ingest/working-states",
     operation_id="ingestWorkingState",
+    summary="Ingest an agent's working state",
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
@@ -172,6 +176,7 @@ def ingest_working_state(
 @router.post(
     "/ingest/episodes",
     operation_id="ingestEpisode",
+    summary="Ingest a whole episode: timeline, tool graph, outcome",
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
