@@ -128,15 +128,16 @@ def test_contest_by_record_and_by_external_reference(client: TestClient, db: Dat
 
 def test_contest_refs_that_look_like_ids_must_be_readable(client: TestClient) -> None:
     claim = create(client, semantic())
+    team_claim = create(client, semantic(), who="team_a", scope="team-a")
     hidden = create(client, semantic(), who="admin", scope="team-b")
     cases = [
-        ("00000000-0000-4000-8000-000000000000", "writer", 404),
-        (hidden["id"], "team_a", 404),
-        (claim["id"], "writer", 422),
+        (claim, "00000000-0000-4000-8000-000000000000", "writer", 404),
+        (team_claim, hidden["id"], "team_a", 404),
+        (claim, claim["id"], "writer", 422),
     ]
-    for ref, who, code in cases:
+    for target, ref, who, code in cases:
         body = {"contesting_ref": ref, "rationale": "r"}
-        assert _post(client, f"/v1/records/{claim['id']}/contest", body, who).status_code == code
+        assert _post(client, f"/v1/records/{target['id']}/contest", body, who).status_code == code
 
 
 def test_merge(client: TestClient, db: Database) -> None:

@@ -127,6 +127,23 @@ def test_relations_hide_edges_to_unreadable_records(client: TestClient) -> None:
     assert [e["target_id"] for e in rels["outgoing"]] == [secret["id"]]
 
 
+def test_mutations_need_write_reach_over_the_target(client: TestClient) -> None:
+    shared = create(client)  # unscoped: team_a can read it but not write outside team-a
+    own = create(client, "team_a", scope="team-a")
+    for path, body in (
+        ("reinforce", {"rationale": "useful"}),
+        ("penalize", {"amount": 0.1, "rationale": "noise"}),
+        ("retract", {"rationale": "wrong"}),
+    ):
+        r = client.post(f"/v1/records/{shared['id']}/{path}", json=body, headers=auth("team_a"))
+        assert r.status_code == 403, (path, r.text)
+        r = client.post(f"/v1/records/{own['id']}/{path}", json=body, headers=auth("team_a"))
+        assert r.status_code == 200, (path, r.text)
+    assert client.delete(f"/v1/records/{shared['id']}", headers=auth("team_a")).status_code == 403
+    trail = client.get(f"/v1/records/{shared['id']}/audit", headers=auth("admin")).json()["items"]
+    assert [e["action"] for e in trail] == ["create"]
+
+
 def test_capture_trust_checks(client: TestClient) -> None:
     r = client.post(
         "/v1/capture",

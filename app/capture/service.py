@@ -26,10 +26,10 @@ from app.repositories import audit as audit_repo
 from app.repositories import entities as entity_repo
 from app.repositories import relations as relation_repo
 from app.schema.capture import CaptureRequest, OutcomeIngest
-from app.schema.enums import MemoryType, Sensitivity
+from app.schema.enums import MemoryType
 from app.schema.payloads import Payload
 from app.schema.records import Provenance, ProvenanceSource, RecordCreate
-from app.security import TrustContext, check_write_target
+from app.security import TrustContext
 
 _PAYLOAD = TypeAdapter(Payload)
 
@@ -217,10 +217,9 @@ class CaptureService:
 
     def record_outcome(self, body: OutcomeIngest, trust: TrustContext) -> RecordRow:
         """The one mutation episodic records allow: their outcome."""
-        row = self.records.require_readable(body.record_id, trust)
+        row = self.records.require_writable(body.record_id, trust)
         if row.type != MemoryType.episodic.value:
             raise Conflict(f"Record {row.id!r} is {row.type}; outcomes belong to episodic records.")
-        check_write_target(trust, row.scope, Sensitivity.from_rank(row.sensitivity))
         previous = row.payload.get("outcome")
         row.payload = {**row.payload, "outcome": body.outcome.value}
         row.updated_at = clock.now()

@@ -162,6 +162,13 @@ class RecordService:
             raise Forbidden(f"Record {record_id!r} is {level!r}, above your ceiling.")
         return row
 
+    def require_writable(self, record_id: str, trust: TrustContext) -> RecordRow:
+        """A record a mutation may touch: readable, and inside the caller's write reach
+        (scope and ceiling), as for creating it."""
+        row = self.require_readable(record_id, trust)
+        check_write_target(trust, row.scope, Sensitivity.from_rank(row.sensitivity))
+        return row
+
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
         row = self.require_readable(record_id, trust)
         rels = relation_repo.outgoing(self.session, [row.id])

@@ -31,7 +31,7 @@ class LifecycleService:
     def reinforce(
         self, record_id: str, trust: TrustContext, rationale: str | None
     ) -> MemoryRecordOut:
-        row = self.records.require_readable(record_id, trust)
+        row = self.records.require_writable(record_id, trust)
         gain = row.reinforcement_gain
         now = clock.now()
         value = lifecycle_repo.reinforce(self.session, record_id, now)
@@ -40,7 +40,7 @@ class LifecycleService:
     def penalize(
         self, record_id: str, trust: TrustContext, amount: float, rationale: str | None
     ) -> MemoryRecordOut:
-        self.records.require_readable(record_id, trust)
+        self.records.require_writable(record_id, trust)
         now = clock.now()
         value = lifecycle_repo.penalize(self.session, record_id, amount, now)
         return self._changed(record_id, "penalize", trust, now, rationale, value, amount=amount)
@@ -48,7 +48,7 @@ class LifecycleService:
     def set_pinned(
         self, record_id: str, trust: TrustContext, pinned: bool, rationale: str | None
     ) -> MemoryRecordOut:
-        self.records.require_readable(record_id, trust)
+        self.records.require_writable(record_id, trust)
         now = clock.now()
         if lifecycle_repo.set_pinned(self.session, record_id, pinned, now):
             action = "pin" if pinned else "unpin"
@@ -58,7 +58,7 @@ class LifecycleService:
     def delete(self, record_id: str, trust: TrustContext, rationale: str | None) -> RecordDeleted:
         """Explicit deletion: `never` records refuse (409); the audit trail survives the
         row and ends with a `delete` entry carrying a snapshot of the record."""
-        self.records.require_readable(record_id, trust)
+        self.records.require_writable(record_id, trust)
         row = record_repo.lock(self.session, [record_id]).get(record_id)
         if row is None:
             raise NotFound(f"No record {record_id!r}.")

@@ -133,7 +133,7 @@ class RevisionService:
 
     def _lock_targets(self, ids: Sequence[str], trust: TrustContext) -> list[RecordRow]:
         for record_id in ids:
-            self.records.require_readable(record_id, trust)
+            self.records.require_writable(record_id, trust)
         locked = record_repo.lock(self.session, ids)
         rows = []
         for record_id in ids:
