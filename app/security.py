@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.config import ApiPrincipal, Settings
 from app.errors import Forbidden, Unauthorized
@@ -55,7 +55,7 @@ class TrustContext:
 @dataclass(frozen=True)
 class Narrowing:
     max_sensitivity: Sensitivity | None = None
-    scopes: list[str] | None = field(default=None)
+    scopes: list[str] | None = None
 
 
 OPEN_PRINCIPAL = Principal(

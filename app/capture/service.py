@@ -55,14 +55,14 @@ class CaptureService:
     def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
         cls = classify(req.source_kind, req.proposed_type)
         summary = summary_of(req.content, req.summary, req.reason_to_remember)
-        payload = self._payload(cls.memory_type, req, summary)
         fact = fact_of(req.content)
+        payload = self._payload(cls.memory_type, req, summary, fact)
         mentions = mentions_of(req.content, req.context)
         if fact is not None:
             mentions.insert(0, Mention(fact[0]))
         now = clock.now()
-        result = CaptureResult(primary=None)  # type: ignore[arg-type]  # set just below
-        entities = self._resolve_entities(mentions, req, trust, result)
+        created: list[RecordRow] = []
+        entities = self._resolve_entities(mentions, req, trust, created)
         interpretation: dict[str, Any] = {
             "classification": {"type": cls.memory_type.value, "reason": cls.reason},
             "summary": summary,
@@ -74,7 +74,7 @@ class CaptureService:
         primary = self.records.create(
             self._spec(req, payload, interpretation), trust, source_kind=req.source_kind.value
         )
-        result.primary = primary
+        result = CaptureResult(primary=primary, created=created)
         for mention in mentions:
             result.edges += relation_repo.add_pair(
                 self.session, primary.id, "mentions_entity", entities[mention.name], now
@@ -88,7 +88,13 @@ class CaptureService:
 
     # -- pieces -------------------------------------------------------------------------
 
-    def _payload(self, memory_type: MemoryType, req: CaptureRequest, summary: str) -> Any:
+    def _payload(
+        self,
+        memory_type: MemoryType,
+        req: CaptureRequest,
+        summary: str,
+        fact: tuple[str, str, Any] | None,
+    ) -> Any:
         stamp = req.timestamp.isoformat() if req.timestamp else None
         data = as_dict(req.content)
         raw: dict[str, Any]
@@ -97,7 +103,6 @@ class CaptureService:
         elif memory_type is MemoryType.working:
             raw = working_payload(req.content, summary, req.source, req.context)
         elif memory_type is MemoryType.semantic:
-            fact = fact_of(req.content)
             if fact is None:
                 raise Unprocessable("content: a semantic capture needs subject, predicate, object.")
             raw = {"kind": "semantic", "subject": fact[0], "predicate": fact[1], "object": fact[2]}
@@ -132,7 +137,7 @@ class CaptureService:
         mentions: list[Mention],
         req: CaptureRequest,
         trust: TrustContext,
-        result: CaptureResult,
+        created: list[RecordRow],
     ) -> dict[str, str]:
         """name → entity record id; unknown names become new entity records."""
         resolved: dict[str, str] = {}
@@ -158,7 +163,7 @@ class CaptureService:
                 interpretation={"created_from": "entity mention"},
             )
             row = self.records.create(spec, trust, source_kind=req.source_kind.value)
-            result.created.append(row)
+            created.append(row)
             resolved[mention.name] = row.id
         return resolved
 

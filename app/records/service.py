@@ -79,9 +79,7 @@ class RecordService:
         now = clock.now()
         payload = payload_dict(spec.payload)
         provenance = spec.provenance.model_dump(mode="json", exclude_none=True)
-        provenance.setdefault("created_by", trust.actor_id)
-        if not spec.provenance.created_by:
-            provenance["created_by"] = trust.actor_id
+        provenance.setdefault("created_by", trust.actor_id)  # None was dropped above
         row = RecordRow(
             id=str(uuid.uuid4()),
             type=memory_type.value,
