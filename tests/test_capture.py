@@ -90,6 +90,18 @@ def test_entity_mentions_resolve_by_alias_within_scope(client: TestClient) -> No
     assert other["created_records"][0]["id"] != entity_id
 
 
+def test_subject_also_listed_as_entity_is_one_mention(client: TestClient) -> None:
+    out = capture(
+        client,
+        source_kind="observation",
+        content={"subject": "Alice", "predicate": "likes", "object": "tea", "entities": ["alice"]},
+    )
+    assert [r["type"] for r in out["created_records"]].count("entity") == 1
+    primary = out["primary_record"]["id"]
+    mentions = [e for e in out["edges"] if e["source_id"] == primary]
+    assert [e["predicate"] for e in mentions] == ["mentions_entity", "derives"]
+
+
 def test_fact_object_links_to_existing_entity(client: TestClient) -> None:
     capture(client, source_kind="event", content={"text": "x", "entities": ["Acme"]})
     out = capture(

@@ -58,7 +58,8 @@ class CaptureService:
         fact = fact_of(req.content)
         payload = self._payload(cls.memory_type, req, summary, fact)
         mentions = mentions_of(req.content, req.context)
-        if fact is not None:
+        named = {m.name.casefold() for m in mentions}
+        if fact is not None and fact[0].casefold() not in named:
             mentions.insert(0, Mention(fact[0]))
         now = clock.now()
         created: list[RecordRow] = []
@@ -66,7 +67,9 @@ class CaptureService:
         interpretation: dict[str, Any] = {
             "classification": {"type": cls.memory_type.value, "reason": cls.reason},
             "summary": summary,
-            "entities": [{"name": m.name, "record_id": entities[m.name]} for m in mentions],
+            "entities": [
+                {"name": m.name, "record_id": entities[m.name.casefold()]} for m in mentions
+            ],
             "reason_to_remember": req.reason_to_remember,
         }
         if fact is not None:
@@ -77,7 +80,7 @@ class CaptureService:
         result = CaptureResult(primary=primary, created=created)
         for mention in mentions:
             result.edges += relation_repo.add_pair(
-                self.session, primary.id, "mentions_entity", entities[mention.name], now
+                self.session, primary.id, "mentions_entity", entities[mention.name.casefold()], now
             )
         if fact is not None:
             fact_row = primary
@@ -139,14 +142,14 @@ class CaptureService:
         trust: TrustContext,
         created: list[RecordRow],
     ) -> dict[str, str]:
-        """name → entity record id; unknown names become new entity records."""
+        """casefolded name → entity record id; unknown names become new entity records."""
         resolved: dict[str, str] = {}
         for mention in mentions:
             existing = entity_repo.resolve(
                 self.session, req.scope, [mention.name, *mention.aliases]
             )
             if existing is not None:
-                resolved[mention.name] = existing
+                resolved[mention.name.casefold()] = existing
                 continue
             spec = RecordCreate(
                 payload=_PAYLOAD.validate_python(
@@ -164,7 +167,7 @@ class CaptureService:
             )
             row = self.records.create(spec, trust, source_kind=req.source_kind.value)
             created.append(row)
-            resolved[mention.name] = row.id
+            resolved[mention.name.casefold()] = row.id
         return resolved
 
     def _derive_fact(
@@ -208,7 +211,7 @@ class CaptureService:
         now: float,
     ) -> list[RelationRow]:
         edges = relation_repo.add_pair(
-            self.session, fact_row.id, "subject_entity", entities[fact[0]], now
+            self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
             obj = entity_repo.resolve(self.session, scope, [fact[2]])
