@@ -6,31 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
 from app.deps import StateDep
+from app.embedding.background import current_status
+from app.schema.health import Health, Readiness
 
 router = APIRouter(tags=["health"])
-
-
-class Health(BaseModel):
-    status: str
-
-
-class EmbeddingStatus(BaseModel):
-    provider: str
-    model: str | None
-    pending: int
-
-
-class Readiness(BaseModel):
-    status: str
-    database: str
-    dialect: str
-    tier: int
-    tier_name: str
-    open_mode: bool
-    embedding: EmbeddingStatus
 
 
 @router.get("/healthz", operation_id="healthz", summary="Liveness", response_model=Health)
@@ -47,12 +28,7 @@ def healthz() -> Health:
 )
 def readyz(state: StateDep) -> Any:
     ok = state.db.ping()
-    embedding = state.extras.get("embedding_status")
-    status = (
-        embedding()
-        if callable(embedding)
-        else EmbeddingStatus(provider=state.settings.embedding.provider, model=None, pending=0)
-    )
+    status = current_status(state)
     body = Readiness(
         status="ready" if ok else "unavailable",
         database="reachable" if ok else "unreachable",

@@ -106,5 +106,7 @@ def test_prometheus_exposition(client: TestClient) -> None:
     assert _sample(text, "membrane_records", type="episodic") == 0
     assert _sample(text, "membrane_job_runs_total", job="decay", status="succeeded") >= 1
     assert _sample(text, "membrane_job_duration_seconds_count", job="decay") >= 1
-    assert _sample(text, "membrane_embedding_queue_depth") >= 0
+    # the same queue readiness reports (provider 'none' here: nothing waits for a worker)
+    pending = client.get("/readyz").json()["embedding"]["pending"]
+    assert _sample(text, "membrane_embedding_queue_depth") == pending == 0
     assert "# TYPE membrane_http_request_duration_seconds histogram" in text

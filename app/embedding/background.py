@@ -21,8 +21,8 @@ from app.embedding.providers import (
 )
 from app.embedding.providers import is_active as provider_active
 from app.embedding.worker import EmbeddingWorker
-from app.health import EmbeddingStatus
 from app.repositories import embeddings as repo
+from app.schema.health import EmbeddingStatus
 
 log = logging.getLogger("membrane.embedding")
 
@@ -77,3 +77,13 @@ def active_embedder(state: AppState) -> Embedder | None:
     """The provider requests use to embed their query, or None without vectors."""
     embedder = state.extras.get("embedder")
     return embedder if provider_active(embedder) else None
+
+
+def current_status(state: AppState) -> EmbeddingStatus:
+    """What readiness and Prometheus report: the live queue while a provider is active,
+    otherwise nothing pending (records wait for a provider, not for the worker)."""
+    status = state.extras.get("embedding_status")
+    if callable(status):
+        result: EmbeddingStatus = status()
+        return result
+    return EmbeddingStatus(provider=state.settings.embedding.provider, model=None, pending=0)

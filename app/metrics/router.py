@@ -7,6 +7,7 @@ from fastapi.responses import PlainTextResponse
 
 from app import clock
 from app.deps import ReadTrust, SessionDep, StateDep
+from app.embedding.background import current_status
 from app.errors import error_responses
 from app.metrics.registry import CONTENT_TYPE, gauge_lines, render_process_metrics
 from app.metrics.snapshot import snapshot
@@ -46,9 +47,9 @@ def prometheus(state: StateDep, session: SessionDep) -> PlainTextResponse:
     )
     lines += gauge_lines(
         "membrane_embedding_queue_depth",
-        "Records waiting to be embedded.",
+        "Records waiting for the active embedding provider (as in /readyz).",
         (),
-        [((), float(metrics_repo.embedding_queue_depth(session)))],
+        [((), float(max(current_status(state).pending, 0)))],
     )
     lines += gauge_lines(
         "membrane_tier", "Deployment tier the database offers.", (), [((), float(state.db.tier))]

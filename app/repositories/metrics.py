@@ -127,8 +127,3 @@ def usage_totals(session: Session, vis: Visibility) -> UsageTotals:
 def counts_by_type(session: Session) -> dict[str, int]:
     stmt = select(RecordRow.type, func.count()).group_by(RecordRow.type)
     return {t: int(n) for t, n in session.execute(stmt)}
-
-
-def embedding_queue_depth(session: Session) -> int:
-    stmt = select(func.count()).where(RecordRow.embedding_status == "pending")
-    return int(session.scalar(stmt) or 0)
