@@ -84,6 +84,21 @@ def _sql_salience(db: Database, rid: str, now: float) -> float:
         return float(s.scalar(select(expr).where(RecordRow.id == rid)) or 0.0)
 
 
+@pytest.mark.parametrize("curve", ["exponential", "linear"])
+@pytest.mark.parametrize("s0", [1e-320, 1e-200, 5e-324])
+def test_tiny_salience_decays_to_zero_without_sql_underflow(
+    db: Database, curve: str, s0: float
+) -> None:
+    """PostgreSQL raises on a product that underflows to 0; SQL and Python agree on 0."""
+    rid = _insert(db, salience_base=s0, half_life_s=1.0, decay_curve=curve)
+    later = T0 + 1.999 if curve == "linear" else T0 + 767
+    run_sweep(db, now=later, batch_size=2)
+    expected = current_salience(s0, T0, later, half_life_s=1.0, curve=curve)
+    if s0 < 1e-300:
+        assert expected == 0.0  # below 2^-1000 decay yields exactly 0
+    assert _sql_salience(db, rid, later) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
 decay_states = st.fixed_dictionaries(
     {
         "salience_base": st.floats(0.0, 1.0),

@@ -8,10 +8,30 @@ zero at two. Both floored at min_salience; pinned records never decay.
 
 from __future__ import annotations
 
-# 2^-1000 is still a normal double; beyond it PostgreSQL would raise an underflow error,
-# so SQL and Python both cap the exponent there (the value is ~1e-301 either way).
-MAX_HALF_LIVES = 1000.0
+import math
+
+# PostgreSQL raises "value out of range: underflow" when a product of non-zero doubles
+# rounds to 0. Decayed values below 2^-1000 (~1e-301) are therefore 0, decided in log
+# space before multiplying; SQL (app/repositories/salience.py) follows the same rule.
+LN2 = math.log(2.0)
+LN_SMALLEST = -1000.0 * LN2
 PRUNE_THRESHOLD = 0.001
+
+
+def decay_factor_log(ratio: float, curve: str) -> float | None:
+    """ln of the decay factor after `ratio` half-lives; None when the factor is 0."""
+    if curve == "linear":
+        factor = 1.0 - ratio / 2.0
+        return math.log(factor) if factor > 0.0 else None
+    return -ratio * LN2
+
+
+def decayed(s0: float, ratio: float, curve: str) -> float:
+    factor_log = decay_factor_log(ratio, curve)
+    if s0 <= 0.0 or factor_log is None or math.log(s0) + factor_log < LN_SMALLEST:
+        return 0.0
+    factor = 1.0 - ratio / 2.0 if curve == "linear" else 2.0 ** (-ratio)
+    return s0 * factor
 
 
 def current_salience(
@@ -26,12 +46,8 @@ def current_salience(
 ) -> float:
     if pinned:
         return s0
-    age = max(0.0, now - t0)
-    if curve == "linear":
-        value = s0 * max(0.0, 1.0 - age / (2.0 * half_life_s))
-    else:
-        value = s0 * 2.0 ** (-min(age / half_life_s, MAX_HALF_LIVES))
-    return max(min_salience, value)
+    ratio = max(0.0, now - t0) / half_life_s
+    return max(min_salience, decayed(s0, ratio, curve))
 
 
 def reinforced(current: float, gain: float) -> float:

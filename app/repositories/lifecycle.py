@@ -28,7 +28,7 @@ from sqlalchemy.sql.elements import ColumnElement, TextClause
 
 from app.lifecycle.decay import PRUNE_THRESHOLD
 from app.models import AuditRow, RecordRow, RelationRow, TagRow
-from app.repositories.salience import current_salience_sql
+from app.repositories.salience import current_salience_sql, greatest, least
 
 # Upper bound of the last slice: past any rowid / block number, so rows that moved to the
 # end of the table while the sweep ran are still visited.
@@ -39,14 +39,6 @@ _NOT_PRUNABLE_STATUSES = ("retracted", "superseded")
 
 def _dialect(session: Session) -> str:
     return session.get_bind().dialect.name
-
-
-def _least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
-    return func.min(a, b) if dialect == "sqlite" else func.least(a, b)
-
-
-def _greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
-    return func.max(a, b) if dialect == "sqlite" else func.greatest(a, b)
 
 
 def reload(session: Session, record_id: str) -> RecordRow | None:
@@ -77,7 +69,7 @@ def reinforce(session: Session, record_id: str, now: float) -> float | None:
     concurrent reinforcements queue and each see the previous one's result."""
     dialect = _dialect(session)
     current = current_salience_sql(dialect, now)
-    new_base = _least(dialect, current + RecordRow.reinforcement_gain, 1.0)
+    new_base = least(dialect, current + RecordRow.reinforcement_gain, 1.0)
     return _salience_update(session, record_id, new_base, now)
 
 
@@ -85,8 +77,8 @@ def penalize(session: Session, record_id: str, amount: float, now: float) -> flo
     """salience ← max(min_salience, current − amount, 0), clock reset."""
     dialect = _dialect(session)
     current = current_salience_sql(dialect, now)
-    lowered = _greatest(dialect, current - literal(amount, Double), 0.0)
-    new_base = _greatest(dialect, lowered, RecordRow.min_salience)
+    lowered = greatest(dialect, current - literal(amount, Double), 0.0)
+    new_base = greatest(dialect, lowered, RecordRow.min_salience)
     return _salience_update(session, record_id, new_base, now)
 
 

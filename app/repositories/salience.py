@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Float, case, func, literal
+from sqlalchemy import Float, and_, case, func, literal
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.lifecycle.decay import MAX_HALF_LIVES, current_salience
+from app.lifecycle.decay import LN2, LN_SMALLEST, current_salience
 from app.models import RecordRow
 
 
@@ -24,21 +24,29 @@ def salience_of(row: RecordRow, now: float) -> float:
     )
 
 
-def _greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
+def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
     # SQLite's multi-argument max() is a scalar function; PostgreSQL calls it greatest().
     return func.max(a, b) if dialect == "sqlite" else func.greatest(a, b)
 
 
-def _least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
+def least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
     return func.min(a, b) if dialect == "sqlite" else func.least(a, b)
 
 
 def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> ColumnElement[float]:
-    now_lit = literal(now, Float)
-    age = _greatest(dialect, now_lit - table.salience_t0, 0.0)
-    ratio = age / table.half_life_s
-    exponential = table.salience_base * func.power(2.0, -_least(dialect, ratio, MAX_HALF_LIVES))
-    linear = table.salience_base * _greatest(dialect, 1.0 - ratio / 2.0, 0.0)
-    decayed = case((table.decay_curve == "linear", linear), else_=exponential)
-    floored = _greatest(dialect, decayed, table.min_salience)
+    """`app.lifecycle.decay.current_salience` in SQL, branch for branch. CASE branches
+    are evaluated lazily, so `ln` never sees 0 and the product never underflows."""
+    s0 = table.salience_base
+    ratio = greatest(dialect, literal(now, Float) - table.salience_t0, 0.0) / table.half_life_s
+    linear_factor = 1.0 - ratio / 2.0
+    is_linear = table.decay_curve == "linear"
+    decayed = case(
+        (s0 <= 0.0, 0.0),
+        (and_(is_linear, linear_factor <= 0.0), 0.0),
+        (and_(is_linear, func.ln(s0) + func.ln(linear_factor) < LN_SMALLEST), 0.0),
+        (is_linear, s0 * linear_factor),
+        (func.ln(s0) - ratio * LN2 < LN_SMALLEST, 0.0),
+        else_=s0 * func.power(2.0, -ratio),
+    )
+    floored = greatest(dialect, decayed, table.min_salience)
     return case((table.pinned.is_(True), table.salience_base), else_=floored)
