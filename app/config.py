@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.schema.enums import MemoryType, Sensitivity
+from app.enums import MemoryType, Sensitivity
 
 
 class ApiPrincipal(BaseModel):

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 
 from app.config import Settings
 from app.db import Database
-from app.policy import PolicyEngine
-from app.schema.enums import Role, Sensitivity
+from app.records.policy import PolicyEngine
+from app.enums import Role, Sensitivity
 from app.security import (
     KeyStore,
     Narrowing,

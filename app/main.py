@@ -12,17 +12,17 @@ from app.capture.router import router as capture_router
 from app.config import Settings, get_settings
 from app.db import Database
 from app.deps import AppState
-from app.embedding import background as embedding_background
+from app.embedding import runtime as embedding_background
 from app.errors import Problem, install_handlers
-from app.health import router as health_router
-from app.jobs import background as jobs_background
+from app.health.router import router as health_router
+from app.jobs import scheduler as jobs_background
 from app.jobs.router import router as jobs_router
-from app.metrics.http import RequestMetricsMiddleware
+from app.metrics.middleware import RequestMetricsMiddleware
 from app.metrics.router import router as metrics_router
 from app.middleware import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
-from app.policy import PolicyEngine
+from app.records.policy import PolicyEngine
 from app.records.router import router as records_router
-from app.reinforce.router import router as reinforce_router
+from app.salience.router import router as reinforce_router
 from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
 from app.security import KeyStore

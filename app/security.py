@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.config import ApiPrincipal, Settings
 from app.errors import Forbidden, Unauthorized
-from app.schema.enums import Role, Sensitivity
+from app.enums import Role, Sensitivity
 
 
 @dataclass(frozen=True)

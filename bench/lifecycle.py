@@ -33,12 +33,12 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from app.config import Settings  # noqa: E402
 from app.db import Database  # noqa: E402
-from app.jobs.runner import run_job  # noqa: E402
-from app.lifecycle.decay import current_salience  # noqa: E402
-from app.metrics.snapshot import snapshot  # noqa: E402
+from app.jobs.service import run_job  # noqa: E402
+from app.salience.decay import current_salience  # noqa: E402
+from app.metrics.service import snapshot  # noqa: E402
 from app.migrate import upgrade  # noqa: E402
-from app.repositories import lifecycle as lifecycle_repo  # noqa: E402
-from app.schema.enums import Sensitivity  # noqa: E402
+from app.sweep import repository as lifecycle_repo  # noqa: E402
+from app.enums import Sensitivity  # noqa: E402
 from app.security import TrustContext  # noqa: E402
 
 HOUR, DAY = 3600.0, 86400.0

@@ -24,7 +24,7 @@ from app.embedding.pinning import EmbeddingModelMismatch, check_or_pin, repin
 from app.embedding.providers import EmbeddingError, OpenAIEmbedder
 from app.embedding.worker import embed_pending
 from app.models import EmbeddingRow, RecordRow, SystemMetaRow
-from app.repositories import records as record_repo
+from app.records import repository as record_repo
 from tests.conftest import auth, make_settings
 
 DIM = 384  # the pgvector column of the migrated test databases is vector(384)

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from app.db import Database
-from app.lifecycle.decay import current_salience
-from app.lifecycle.sweep import SWEEP_TOLERANCE, run_sweep
+from app.salience.decay import current_salience
+from app.sweep.service import SWEEP_TOLERANCE, run_sweep
 from app.models import JobRunRow, RecordRow
-from app.repositories import lifecycle as lifecycle_repo
-from app.repositories.salience import current_salience_sql, salience_of
+from app.sweep import repository as lifecycle_repo
+from app.salience.repository import current_salience_sql, salience_of
 from tests.conftest import auth
 from tests.lifecycle_support import audit_total, create, lifecycle, row, semantic
 

@@ -14,8 +14,8 @@ from sqlalchemy import select
 from app.config import Settings
 from app.consolidation.service import COMPRESSED_TAG
 from app.db import Database
-from app.jobs import runner
-from app.jobs.runner import RunOutcome, leader_lock, run_job, run_scheduled
+from app.jobs import service as runner
+from app.jobs.service import RunOutcome, leader_lock, run_job, run_scheduled
 from app.main import create_app
 from app.models import JobRunRow, RelationRow
 from tests.conftest import auth, make_settings

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import Database
-from app.lifecycle.sweep import run_sweep
+from app.sweep.service import run_sweep
 from app.models import RelationRow, TagRow
 from tests.conftest import auth
 from tests.lifecycle_support import (

@@ -12,11 +12,11 @@ from sqlalchemy import select
 from app.config import Settings
 from app.db import Database
 from app.models import RelationRow
-from app.policy import PolicyEngine
+from app.records.policy import PolicyEngine
 from app.revise import service as revise_service
 from app.revise.service import RevisionService
-from app.schema.enums import Sensitivity
-from app.schema.lifecycle import SupersedeRequest
+from app.enums import Sensitivity
+from app.revise.schemas import SupersedeRequest
 from app.security import TrustContext
 from tests.conftest import auth
 from tests.lifecycle_support import (

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.db import Database
-from app.repositories import records as record_repo
+from app.records import repository as record_repo
 from tests.conftest import auth
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.schema.enums import MemoryType, SourceKind
+from app.enums import MemoryType, SourceKind
 
 _EPISODIC_SOURCES = {
     SourceKind.event,

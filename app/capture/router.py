@@ -13,7 +13,7 @@ from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
 from app.records.service import RecordService
 from app.records.views import full_view, relation_out
-from app.schema.capture import (
+from app.capture.schemas import (
     CaptureRequest,
     CaptureResponse,
     EpisodeIngest,
@@ -24,8 +24,8 @@ from app.schema.capture import (
     WorkingStateIngest,
     common_fields,
 )
-from app.schema.enums import SourceKind
-from app.schema.records import MemoryRecordOut
+from app.enums import SourceKind
+from app.records.schemas import MemoryRecordOut
 from app.security import TrustContext
 
 router = APIRouter(prefix="/v1", tags=["capture"])

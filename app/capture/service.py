@@ -22,13 +22,13 @@ from app.capture.classifier import (
 from app.errors import Conflict, Unprocessable
 from app.models import RecordRow, RelationRow
 from app.records.service import RecordService
-from app.repositories import audit as audit_repo
-from app.repositories import entities as entity_repo
-from app.repositories import relations as relation_repo
-from app.schema.capture import CaptureRequest, OutcomeIngest
-from app.schema.enums import MemoryType
-from app.schema.payloads import Payload
-from app.schema.records import Provenance, ProvenanceSource, RecordCreate
+from app.audit import repository as audit_repo
+from app.entities import repository as entity_repo
+from app.relations import repository as relation_repo
+from app.capture.schemas import CaptureRequest, OutcomeIngest
+from app.enums import MemoryType
+from app.records.payloads import Payload
+from app.records.schemas import Provenance, ProvenanceSource, RecordCreate
 from app.security import TrustContext
 
 _PAYLOAD = TypeAdapter(Payload)

@@ -16,12 +16,12 @@ from typing import Any
 from app import clock
 from app.db import Database
 from app.models import RecordRow
-from app.policy import PolicyEngine
+from app.records.policy import PolicyEngine
 from app.records.service import RecordService
-from app.repositories import lifecycle as lifecycle_repo
-from app.schema.enums import Sensitivity
-from app.schema.payloads import EpisodicPayload, TimelineEntry
-from app.schema.records import (
+from app.sweep import repository as lifecycle_repo
+from app.enums import Sensitivity
+from app.records.payloads import EpisodicPayload, TimelineEntry
+from app.records.schemas import (
     DecaySpec,
     LifecycleSpec,
     Provenance,

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.db import Database
 from app.embedding.pinning import MODEL_KEY, repin
-from app.repositories import embeddings as repo
+from app.embedding import queue_repository as repo
 
 
 def requeue_in(session: Session, model: str) -> int:

@@ -4,7 +4,7 @@ configured for another model refuses to start (vectors of two models do not comp
 from __future__ import annotations
 
 from app.db import Database, Tier
-from app.repositories import embeddings as repo
+from app.embedding import queue_repository as repo
 
 MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"

@@ -10,7 +10,7 @@ import threading
 
 from app.db import Database
 from app.embedding.providers import Embedder
-from app.repositories import embeddings as repo
+from app.embedding import queue_repository as repo
 
 log = logging.getLogger("membrane.embedding")
 MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures

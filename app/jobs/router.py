@@ -9,10 +9,10 @@ from fastapi import APIRouter, Query
 from app.clock import to_datetime
 from app.deps import Admin, SessionDep, StateDep
 from app.errors import Conflict, error_responses
-from app.jobs.runner import run_job
+from app.jobs.service import run_job
 from app.models import JobRunRow
-from app.repositories import jobs as jobs_repo
-from app.schema.lifecycle import JobName, JobRunOut, JobRunPage
+from app.jobs import repository as jobs_repo
+from app.revise.schemas import JobName, JobRunOut, JobRunPage
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 

@@ -7,13 +7,13 @@ from fastapi.responses import PlainTextResponse
 
 from app import clock
 from app.deps import ReadTrust, SessionDep, StateDep
-from app.embedding.background import current_status
+from app.embedding.runtime import current_status
 from app.errors import error_responses
 from app.metrics.registry import CONTENT_TYPE, gauge_lines, render_process_metrics
-from app.metrics.snapshot import snapshot
-from app.repositories import metrics as metrics_repo
-from app.schema.enums import MemoryType
-from app.schema.lifecycle import MetricsSnapshot
+from app.metrics.service import snapshot
+from app.metrics import repository as metrics_repo
+from app.enums import MemoryType
+from app.revise.schemas import MetricsSnapshot
 
 router = APIRouter(tags=["metrics"])
 

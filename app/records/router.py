@@ -12,9 +12,9 @@ from app.deps import ReadTrust, SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
 from app.records.service import RecordService
 from app.records.views import audit_out
-from app.repositories.records import RecordFilter
-from app.schema.enums import MemoryType, Sensitivity, Status
-from app.schema.records import AuditPage, MemoryRecordOut, RecordCreate, RecordPage, RelationsOut
+from app.records.repository import RecordFilter
+from app.enums import MemoryType, Sensitivity, Status
+from app.records.schemas import AuditPage, MemoryRecordOut, RecordCreate, RecordPage, RelationsOut
 
 router = APIRouter(prefix="/v1/records", tags=["records"])
 READ_ERRORS = error_responses(401, 403, 404, 422, 429)

@@ -12,17 +12,17 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.errors import DomainError, Forbidden, NotFound, Unprocessable
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
-from app.policy import PolicyEngine
-from app.records.text import searchable_text
+from app.records.policy import PolicyEngine
+from app.records.search_text import searchable_text
 from app.records.views import full_view, list_views, relation_out
-from app.repositories import audit as audit_repo
-from app.repositories import entities as entity_repo
-from app.repositories import records as record_repo
-from app.repositories import relations as relation_repo
-from app.repositories.records import RecordFilter, Visibility
-from app.schema.enums import MemoryType, Sensitivity
-from app.schema.payloads import payload_dict
-from app.schema.records import (
+from app.audit import repository as audit_repo
+from app.entities import repository as entity_repo
+from app.records import repository as record_repo
+from app.relations import repository as relation_repo
+from app.records.repository import RecordFilter, Visibility
+from app.enums import MemoryType, Sensitivity
+from app.records.payloads import payload_dict
+from app.records.schemas import (
     MemoryRecordOut,
     RecordCreate,
     RecordPage,

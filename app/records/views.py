@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from app.clock import to_datetime
 from app.models import AuditRow, RecordRow, RelationRow
-from app.repositories.salience import salience_of
-from app.schema.enums import MemoryType, Sensitivity, Status
-from app.schema.records import (
+from app.salience.repository import salience_of
+from app.enums import MemoryType, Sensitivity, Status
+from app.records.schemas import (
     AuditEntryOut,
     DecayOut,
     LifecycleOut,

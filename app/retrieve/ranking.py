@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.schema.enums import LAYER_ORDER
+from app.enums import LAYER_ORDER
 
 LEXICAL_WEIGHT = 0.5
 VECTOR_WEIGHT = 0.5

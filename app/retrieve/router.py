@@ -8,12 +8,12 @@ from sqlalchemy.orm import Session
 
 from app.deps import Admin, AppState, ReadTrust, SessionDep, StateDep
 from app.embedding.backfill import requeue_in
-from app.embedding.background import active_embedder
+from app.embedding.runtime import active_embedder
 from app.errors import Conflict, error_responses
-from app.retrieve.graph import GraphService
+from app.retrieve.graph_service import GraphService
 from app.retrieve.service import RetrieveService
-from app.schema.common import OutModel
-from app.schema.retrieve import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
+from app.schema_base import OutModel
+from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
 
 router = APIRouter(tags=["retrieve"])
 ERRORS = error_responses(401, 403, 413, 422, 429)

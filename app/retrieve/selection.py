@@ -10,8 +10,8 @@ from app import clock
 from app.models import RecordRow
 from app.retrieve import selector
 from app.retrieve.terms import coverage
-from app.schema.enums import MemoryType
-from app.schema.retrieve import Selection, SelectionCandidate
+from app.enums import MemoryType
+from app.retrieve.schemas import Selection, SelectionCandidate
 
 SELECTABLE = frozenset({MemoryType.competence.value, MemoryType.plan_graph.value})
 MAX_CANDIDATES = 10

@@ -21,18 +21,18 @@ from app.embedding.providers import Embedder, EmbeddingError
 from app.models import RecordRow, RelationRow
 from app.records.service import visibility
 from app.records.views import full_view, redacted_view
-from app.repositories import embeddings as embedding_repo
-from app.repositories import entities as entity_repo
-from app.repositories import relations as relation_repo
-from app.repositories import search as search_repo
-from app.repositories.records import RecordFilter, filter_clauses
-from app.repositories.search import Candidate
+from app.embedding import queue_repository as embedding_repo
+from app.entities import repository as entity_repo
+from app.relations import repository as relation_repo
+from app.retrieve import repository as search_repo
+from app.records.repository import RecordFilter, filter_clauses
+from app.retrieve.repository import Candidate
 from app.retrieve import ranking
 from app.retrieve.ranking import Components
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
 from app.retrieve.terms import name_candidates, query_terms
-from app.schema.enums import MemoryType, Status
-from app.schema.retrieve import (
+from app.enums import MemoryType, Status
+from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
     RetrieveResponse,

@@ -7,7 +7,7 @@ from fastapi import APIRouter, status
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
 from app.revise.service import RevisionService
-from app.schema.lifecycle import (
+from app.revise.schemas import (
     ContestRequest,
     ContestResult,
     ForkRequest,

@@ -16,14 +16,14 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.errors import Conflict, NotFound, Unprocessable
 from app.models import RecordRow
-from app.policy import PolicyEngine
+from app.records.policy import PolicyEngine
 from app.records.service import RecordService
-from app.repositories import audit as audit_repo
-from app.repositories import lifecycle as lifecycle_repo
-from app.repositories import records as record_repo
-from app.repositories import relations as relation_repo
-from app.schema.enums import MemoryType, Sensitivity
-from app.schema.lifecycle import (
+from app.audit import repository as audit_repo
+from app.sweep import repository as lifecycle_repo
+from app.records import repository as record_repo
+from app.relations import repository as relation_repo
+from app.enums import MemoryType, Sensitivity
+from app.revise.schemas import (
     ContestRequest,
     ContestResult,
     ForkRequest,
@@ -35,8 +35,8 @@ from app.schema.lifecycle import (
     SupersedeRequest,
     SupersedeResult,
 )
-from app.schema.payloads import Revision, SemanticPayload
-from app.schema.records import MemoryRecordOut, RecordCreate
+from app.records.payloads import Revision, SemanticPayload
+from app.records.schemas import MemoryRecordOut, RecordCreate
 from app.security import TrustContext
 
 FINAL_STATUSES = ("retracted", "superseded")

@@ -26,9 +26,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement, TextClause
 
-from app.lifecycle.decay import PRUNE_THRESHOLD
+from app.salience.decay import PRUNE_THRESHOLD
 from app.models import AuditRow, RecordRow, RelationRow, TagRow
-from app.repositories.salience import current_salience_sql, greatest, least
+from app.salience.repository import current_salience_sql, greatest, least
 
 # Upper bound of the last slice: past any rowid / block number, so rows that moved to the
 # end of the table while the sweep ran are still visited.

@@ -12,14 +12,14 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.errors import Conflict, NotFound
 from app.models import RecordRow
-from app.policy import PolicyEngine
+from app.records.policy import PolicyEngine
 from app.records.service import RecordService
-from app.repositories import audit as audit_repo
-from app.repositories import lifecycle as lifecycle_repo
-from app.repositories import records as record_repo
-from app.repositories.salience import salience_of
-from app.schema.lifecycle import RecordDeleted
-from app.schema.records import MemoryRecordOut
+from app.audit import repository as audit_repo
+from app.sweep import repository as lifecycle_repo
+from app.records import repository as record_repo
+from app.salience.repository import salience_of
+from app.revise.schemas import RecordDeleted
+from app.records.schemas import MemoryRecordOut
 from app.security import TrustContext
 
 

@@ -21,8 +21,8 @@ from app.embedding.providers import (
 )
 from app.embedding.providers import is_active as provider_active
 from app.embedding.worker import EmbeddingWorker
-from app.repositories import embeddings as repo
-from app.schema.health import EmbeddingStatus
+from app.embedding import queue_repository as repo
+from app.health.schemas import EmbeddingStatus
 
 log = logging.getLogger("membrane.embedding")
 

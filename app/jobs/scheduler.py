@@ -8,7 +8,7 @@ import logging
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from app.deps import AppState
-from app.jobs.runner import run_scheduled
+from app.jobs.service import run_scheduled
 
 log = logging.getLogger("membrane.jobs")
 

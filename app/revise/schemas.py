@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from app.schema.common import OutModel, ShortText, StrictModel, Text
-from app.schema.records import MemoryRecordOut, RecordCreate
+from app.schema_base import OutModel, ShortText, StrictModel, Text
+from app.records.schemas import MemoryRecordOut, RecordCreate
 
 Rationale = Text
 RequiredRationale = ShortText

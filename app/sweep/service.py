@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from app import clock
 from app.db import Database
-from app.repositories import lifecycle as lifecycle_repo
+from app.sweep import repository as lifecycle_repo
 
 SWEEP_ACTOR = "system:decay"
 # salience_swept stays within this distance of the true value as of the last sweep.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.schema.enums import DeletionPolicy, MemoryType, Sensitivity
-from app.schema.records import LifecycleSpec
+from app.enums import DeletionPolicy, MemoryType, Sensitivity
+from app.records.schemas import LifecycleSpec
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import AuditRow, RecordRow
-from app.repositories.records import Visibility, visible
-from app.repositories.salience import current_salience_sql
+from app.records.repository import Visibility, visible
+from app.salience.repository import current_salience_sql
 
 HISTOGRAM_BUCKETS = 10
 

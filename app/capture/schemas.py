@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.schema.common import (
+from app.schema_base import (
     JsonObject,
     JsonValue,
     OutModel,
@@ -17,9 +17,9 @@ from app.schema.common import (
     Tags,
     Text,
 )
-from app.schema.enums import MemoryType, Outcome, Sensitivity, SourceKind
-from app.schema.payloads import TimelineEntry, ToolCall
-from app.schema.records import MemoryRecordOut, RelationOut
+from app.enums import MemoryType, Outcome, Sensitivity, SourceKind
+from app.records.payloads import TimelineEntry, ToolCall
+from app.records.schemas import MemoryRecordOut, RelationOut
 
 
 class CaptureCommon(StrictModel):

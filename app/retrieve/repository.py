@@ -4,7 +4,7 @@ Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query
 SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
 column (ts_rank_cd has no idf, so a name that occurs in every record would weigh as much
 as the one rare word that matters). Callers pass trust and filters as SQL clauses built by
-app.repositories.records.filter_clauses, so retrieval and listing agree on visibility.
+app.records.repository.filter_clauses, so retrieval and listing agree on visibility.
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.lifecycle.decay import current_salience
+from app.salience.decay import current_salience
 from app.models import RecordRow
-from app.repositories.salience import current_salience_sql, salience_of
+from app.salience.repository import current_salience_sql, salience_of
 from app.retrieve.terms import fts5_match
-from app.schema.enums import LAYER_ORDER
+from app.enums import LAYER_ORDER
 
 K1 = 1.2
 B = 0.75

@@ -1,4 +1,4 @@
-"""The decay formula of app.lifecycle.decay as a SQL expression, per dialect."""
+"""The decay formula of app.salience.decay as a SQL expression, per dialect."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Float, and_, case, func, literal
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.lifecycle.decay import LN2, LN_SMALLEST, current_salience
+from app.salience.decay import LN2, LN_SMALLEST, current_salience
 from app.models import RecordRow
 
 
@@ -34,7 +34,7 @@ def least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
 
 
 def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> ColumnElement[float]:
-    """`app.lifecycle.decay.current_salience` in SQL, branch for branch. CASE branches
+    """`app.salience.decay.current_salience` in SQL, branch for branch. CASE branches
     are evaluated lazily, so `ln` never sees 0 and the product never underflows."""
     s0 = table.salience_base
     ratio = greatest(dialect, literal(now, Float) - table.salience_t0, 0.0) / table.half_life_s

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from app.schema.common import (
+from app.schema_base import (
     JsonObject,
     OutModel,
     Scope,
@@ -17,8 +17,8 @@ from app.schema.common import (
     Text,
     Unit,
 )
-from app.schema.enums import DecayCurve, DeletionPolicy, MemoryType, Sensitivity, Status
-from app.schema.payloads import Payload
+from app.enums import DecayCurve, DeletionPolicy, MemoryType, Sensitivity, Status
+from app.records.payloads import Payload
 
 
 class DecaySpec(StrictModel):

@@ -17,12 +17,12 @@ from sqlalchemy.sql.elements import ColumnElement
 from app import clock
 from app.models import RecordRow, RelationRow
 from app.records.views import full_view, is_redacted, redacted_view, relation_out
-from app.repositories import relations as relation_repo
-from app.repositories import search as search_repo
-from app.repositories.records import RecordFilter
+from app.relations import repository as relation_repo
+from app.retrieve import repository as search_repo
+from app.records.repository import RecordFilter
 from app.retrieve.service import RetrieveService, narrow, record_filter
-from app.schema.records import RecordView
-from app.schema.retrieve import GraphNode, GraphRequest, GraphResponse
+from app.records.schemas import RecordView
+from app.retrieve.schemas import GraphNode, GraphRequest, GraphResponse
 from app.security import TrustContext
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import ProvenanceRow, RecordRow, TagRow
-from app.repositories.salience import current_salience_sql
+from app.salience.repository import current_salience_sql
 
 
 @dataclass

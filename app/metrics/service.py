@@ -8,11 +8,11 @@ from sqlalchemy.orm import Session
 
 from app.clock import to_datetime
 from app.records.service import visibility
-from app.repositories import metrics as metrics_repo
-from app.repositories.metrics import HISTOGRAM_BUCKETS, RecordGroup
-from app.repositories.records import Visibility
-from app.schema.enums import MemoryType
-from app.schema.lifecycle import HistogramBucket, MetricsSnapshot
+from app.metrics import repository as metrics_repo
+from app.metrics.repository import HISTOGRAM_BUCKETS, RecordGroup
+from app.records.repository import Visibility
+from app.enums import MemoryType
+from app.revise.schemas import HistogramBucket, MetricsSnapshot
 from app.security import TrustContext
 
 DAY_S = 86400.0

@@ -21,11 +21,11 @@ from app import clock
 from app.config import Settings
 from app.consolidation.service import run_consolidation
 from app.db import Database
-from app.lifecycle.sweep import run_sweep
+from app.sweep.service import run_sweep
 from app.metrics.registry import JOB_DURATION, JOB_RUNS
 from app.models import JobRunRow
-from app.policy import PolicyEngine
-from app.repositories import jobs as jobs_repo
+from app.records.policy import PolicyEngine
+from app.jobs import repository as jobs_repo
 
 log = logging.getLogger("membrane.jobs")
 

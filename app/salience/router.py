@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query
 
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
-from app.reinforce.service import LifecycleService
-from app.schema.common import MAX_STRING
-from app.schema.lifecycle import PenalizeRequest, PinRequest, RecordDeleted, ReinforceRequest
-from app.schema.records import MemoryRecordOut
+from app.salience.service import LifecycleService
+from app.schema_base import MAX_STRING
+from app.revise.schemas import PenalizeRequest, PinRequest, RecordDeleted, ReinforceRequest
+from app.records.schemas import MemoryRecordOut
 
 router = APIRouter(prefix="/v1/records", tags=["lifecycle"])
 ERRORS = error_responses(401, 403, 404, 422, 429)

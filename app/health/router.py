@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.deps import StateDep
-from app.embedding.background import current_status
-from app.schema.health import Health, Readiness
+from app.embedding.runtime import current_status
+from app.health.schemas import Health, Readiness
 
 router = APIRouter(tags=["health"])
 
