@@ -33,6 +33,11 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def dialect_of(session: Session) -> str:
+    """'sqlite' or 'postgresql': the SQL a repository must speak on this session."""
+    return session.get_bind().dialect.name
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")

@@ -1,35 +1,17 @@
-"""FastAPI dependencies: the app state, a unit-of-work session, the principal."""
+"""FastAPI dependencies: the app state, a unit-of-work session, the principal, trust."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
-from app.config import Settings
-from app.db import Database
-from app.records.policy import PolicyEngine
 from app.enums import Role, Sensitivity
-from app.security import (
-    KeyStore,
-    Narrowing,
-    Principal,
-    TrustContext,
-    require_role,
-    trust_for,
-)
-
-
-@dataclass
-class AppState:
-    settings: Settings
-    db: Database
-    keys: KeyStore
-    policy: PolicyEngine
-    extras: dict[str, Any] = field(default_factory=dict)  # embedder, scheduler, metrics
+from app.security import Principal, require_role, trust_for
+from app.state import AppState
+from app.trust import Narrowing, TrustContext
 
 
 def get_state(request: Request) -> AppState:

@@ -10,22 +10,20 @@ from fastapi import FastAPI
 
 from app.capture.router import router as capture_router
 from app.config import Settings, get_settings
-from app.db import Database
-from app.deps import AppState
-from app.embedding import runtime as embedding_background
+from app.embedding.router import router as embedding_router
+from app.embedding.runtime import EmbeddingRuntime
 from app.errors import Problem, install_handlers
 from app.health.router import router as health_router
-from app.jobs import scheduler as jobs_background
 from app.jobs.router import router as jobs_router
+from app.jobs.scheduler import start_scheduler
 from app.metrics.middleware import RequestMetricsMiddleware
 from app.metrics.router import router as metrics_router
 from app.middleware import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
-from app.records.policy import PolicyEngine
 from app.records.router import router as records_router
-from app.salience.router import router as reinforce_router
 from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
-from app.security import KeyStore
+from app.salience.router import router as reinforce_router
+from app.state import AppState
 
 log = logging.getLogger("membrane")
 
@@ -36,16 +34,9 @@ Authenticate with `Authorization: Bearer <key>`. Errors are RFC 9457
 `X-Membrane-Max-Sensitivity` and `X-Membrane-Scopes` headers."""
 
 
-def build_state(settings: Settings) -> AppState:
-    db = Database(settings.database_url)
-    return AppState(
-        settings=settings, db=db, keys=KeyStore(settings), policy=PolicyEngine(settings)
-    )
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    state = build_state(settings)
+    state = AppState.build(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,13 +46,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             state.db.tier.name,
             "open" if state.keys.open_mode else "authenticated",
         )
-        embedding_background.start(state)
-        jobs_background.start(state)
+        state.embedding = EmbeddingRuntime.start(state.db, settings.embedding)
+        state.scheduler = start_scheduler(state.db, settings)
         try:
             yield
         finally:
-            jobs_background.stop(state)
-            embedding_background.stop(state)
+            if state.scheduler is not None:
+                state.scheduler.shutdown(wait=True)  # let a running sweep finish its batch
+                state.scheduler = None
+            state.embedding.stop()
+            state.embedding = None
             state.db.dispose()
 
     app = FastAPI(
@@ -79,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         reinforce_router,
         revise_router,
         retrieve_router,
+        embedding_router,
         jobs_router,
         metrics_router,
     ):

@@ -29,6 +29,8 @@ ShortText = Annotated[str, StringConstraints(min_length=1, max_length=1024)]
 Tag = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TAG_CHARS)]
 Scope = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Rationale = Text
+RequiredRationale = ShortText
 
 
 def check_json(value: Any, path: str = "$", depth: int = 0) -> Any:

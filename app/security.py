@@ -1,4 +1,4 @@
-"""Principals, API keys and trust contexts (DESIGN §5 'Trust is server-side')."""
+"""Principals and API keys: who is calling, with which roles and trust."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import hmac
 from dataclasses import dataclass
 
 from app.config import ApiPrincipal, Settings
-from app.errors import Forbidden, Unauthorized
 from app.enums import Role, Sensitivity
+from app.errors import Forbidden, Unauthorized
+from app.trust import Narrowing, TrustContext
 
 
 @dataclass(frozen=True)
@@ -20,42 +21,6 @@ class Principal:
 
     def has(self, role: Role) -> bool:
         return role in self.roles or Role.admin in self.roles
-
-
-@dataclass(frozen=True)
-class TrustContext:
-    """What one request may see: the principal's trust, possibly narrowed."""
-
-    ceiling: Sensitivity
-    scopes: frozenset[str] | None = None  # None → every scope
-    actor_id: str = "anonymous"
-
-    def narrowed(
-        self, max_sensitivity: Sensitivity | None, scopes: list[str] | None
-    ) -> TrustContext:
-        """This trust, narrowed; asking for more than it has never widens it."""
-        ceiling = self.ceiling
-        if max_sensitivity is not None and max_sensitivity.rank < ceiling.rank:
-            ceiling = max_sensitivity
-        allowed = self.scopes
-        if scopes is not None:
-            asked = frozenset(scopes)
-            allowed = asked if allowed is None else asked & allowed
-        return TrustContext(ceiling=ceiling, scopes=allowed, actor_id=self.actor_id)
-
-    @property
-    def ceiling_rank(self) -> int:
-        return self.ceiling.rank
-
-    def scope_allowed(self, scope: str | None) -> bool:
-        """Unscoped records are visible to every principal."""
-        return scope is None or self.scopes is None or scope in self.scopes
-
-
-@dataclass(frozen=True)
-class Narrowing:
-    max_sensitivity: Sensitivity | None = None
-    scopes: list[str] | None = None
 
 
 OPEN_PRINCIPAL = Principal(
@@ -122,15 +87,3 @@ def trust_for(principal: Principal, narrowing: Narrowing | None = None) -> Trust
 def require_role(principal: Principal, role: Role) -> None:
     if not principal.has(role):
         raise Forbidden(f"This operation needs the {role.value!r} role.")
-
-
-def check_write_target(trust: TrustContext, scope: str | None, sensitivity: Sensitivity) -> None:
-    """Writes outside the principal's scopes or above its ceiling are refused."""
-    if sensitivity.rank > trust.ceiling_rank:
-        raise Forbidden(
-            f"Sensitivity {sensitivity.value!r} is above your ceiling {trust.ceiling.value!r}."
-        )
-    if scope is not None and not trust.scope_allowed(scope):
-        raise Forbidden(f"Scope {scope!r} is outside your scopes.")
-    if scope is None and trust.scopes is not None:
-        raise Forbidden("A principal restricted to scopes must write into one of them.")

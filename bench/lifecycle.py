@@ -33,13 +33,13 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from app.config import Settings  # noqa: E402
 from app.db import Database  # noqa: E402
+from app.enums import Sensitivity  # noqa: E402
 from app.jobs.service import run_job  # noqa: E402
-from app.salience.decay import current_salience  # noqa: E402
 from app.metrics.service import snapshot  # noqa: E402
 from app.migrate import upgrade  # noqa: E402
-from app.sweep import repository as lifecycle_repo  # noqa: E402
-from app.enums import Sensitivity  # noqa: E402
-from app.security import TrustContext  # noqa: E402
+from app.records import repository as record_repo  # noqa: E402
+from app.salience.decay import current_salience  # noqa: E402
+from app.trust import TrustContext  # noqa: E402
 
 HOUR, DAY = 3600.0, 86400.0
 DEFAULT_RECORDS = {"sqlite": 200_000, "postgres": 1_000_000}
@@ -148,7 +148,7 @@ def seed(db: Database, n: int, now: float, cold: bool, rng: random.Random) -> No
         size = min(SEED_CHUNK, n - done)
         rows = [synthetic_record(done + j, now, rng, cold) for j in range(size)]
         with db.transaction() as session:
-            lifecycle_repo.bulk_insert(session, rows)
+            record_repo.bulk_insert(session, rows)
         done += size
         if done % (10 * SEED_CHUNK) == 0 or done == n:
             print(f"  seeded {done:,}/{n:,}", file=sys.stderr, flush=True)

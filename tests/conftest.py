@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -26,6 +27,7 @@ from app.db import Database
 from app.main import create_app
 from app.migrate import upgrade
 from app.security import hash_key
+from app.state import AppState
 
 STORES = ["sqlite", "postgres"]
 PLAIN_PG_URL = os.environ.get(
@@ -48,12 +50,20 @@ def principals() -> list[ApiPrincipal]:
         ApiPrincipal(
             key_sha256=hash_key(key),
             actor_id=actor,
-            max_sensitivity=ceiling,  # type: ignore[arg-type]
+            max_sensitivity=ceiling,
             scopes=scopes,
-            roles=roles,  # type: ignore[arg-type]
+            roles=roles,
         )
         for key, actor, ceiling, scopes, roles in KEYS.values()
     ]
+
+
+def app_state(client: TestClient) -> AppState:
+    """The running service's state behind a test client."""
+    app = client.app
+    assert isinstance(app, FastAPI)
+    state: AppState = app.state.membrane
+    return state
 
 
 def auth(name: str) -> dict[str, str]:
@@ -163,7 +173,7 @@ def make_settings(db_url: str, **overrides: Any) -> Settings:
             base[key] = {**base[key], **value}
         else:
             base[key] = value
-    return Settings(_env_file=None, **base)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **base)
 
 
 @pytest.fixture

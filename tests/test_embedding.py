@@ -25,7 +25,7 @@ from app.embedding.providers import EmbeddingError, OpenAIEmbedder
 from app.embedding.worker import embed_pending
 from app.models import EmbeddingRow, RecordRow, SystemMetaRow
 from app.records import repository as record_repo
-from tests.conftest import auth, make_settings
+from tests.conftest import app_state, auth, make_settings
 
 DIM = 384  # the pgvector column of the migrated test databases is vector(384)
 
@@ -107,8 +107,9 @@ def capture(client: TestClient, summary: str, **extra: Any) -> str:
 
 
 def drain(client: TestClient) -> int:
-    state = client.app.state.membrane  # type: ignore[attr-defined]
-    embedder = state.extras["embedder"]
+    state = app_state(client)
+    assert state.embedding is not None
+    embedder = state.embedding.embedder
     total = 0
     while settled := embed_pending(state.db, embedder, 16):
         total += settled
@@ -329,7 +330,7 @@ def test_changed_and_deleted_records_drop_out_of_vector_search(
     body = {"query": "violin", "expand_context": False}
     assert len(client.post("/v1/retrieve", json=body, headers=auth("reader")).json()["items"]) == 3
     with db.transaction() as session:
-        record_repo.set_status(session, retracted, "retracted", 1.0)
+        record_repo.set_status(session, [retracted], "retracted", 1.0)
         record_repo.delete_record(session, deleted)
     items = client.post("/v1/retrieve", json=body, headers=auth("reader")).json()["items"]
     assert [i["record"]["id"] for i in items] == [keep]

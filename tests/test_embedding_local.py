@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.embedding.providers import EmbeddingError, LocalEmbedder
 from app.embedding.worker import embed_pending
-from tests.conftest import auth, make_settings
+from tests.conftest import app_state, auth, make_settings
 
 pytestmark = pytest.mark.embedder
 
@@ -37,21 +37,23 @@ def test_retrieval_finds_paraphrases_by_vector(
 ) -> None:
     settings = make_settings(db_url, embedding={"provider": "local", "worker_enabled": False})
     client = make_client(settings)
-    ids = []
+    ids: list[str] = []
     for text in (
         "Caroline adopted a puppy from the shelter",
         "The quarterly tax filing is due in April",
         "We replaced the kitchen sink last weekend",
     ):
         body = {"source": "chat", "source_kind": "event", "summary": text}
-        ids.append(client.post("/v1/capture", json=body, headers=auth("writer")).json())
-    state = client.app.state.membrane  # type: ignore[attr-defined]
-    assert embed_pending(state.db, state.extras["embedder"], 64) == 3
-    body = {"query": "Who got a new dog?", "expand_context": False}  # no word in common
-    result = client.post("/v1/retrieve", json=body, headers=auth("reader")).json()
+        r = client.post("/v1/capture", json=body, headers=auth("writer"))
+        ids.append(r.json()["primary_record"]["id"])
+    state = app_state(client)
+    assert state.embedding is not None
+    assert embed_pending(state.db, state.embedding.embedder, 64) == 3
+    query = {"query": "Who got a new dog?", "expand_context": False}  # no word in common
+    result = client.post("/v1/retrieve", json=query, headers=auth("reader")).json()
     assert result["signals"] == ["lexical", "vector", "salience"]
     top = result["items"][0]
-    assert top["record"]["id"] == ids[0]["primary_record"]["id"]
+    assert top["record"]["id"] == ids[0]
     assert top["components"]["lexical"] == 0.0 and top["components"]["vector"] == 1.0
     ready = client.get("/readyz").json()["embedding"]
     assert ready == {"provider": "local", "model": "all-MiniLM-L6-v2", "pending": 0}

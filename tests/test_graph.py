@@ -150,8 +150,8 @@ def test_entity_names_in_the_query_make_roots(client: TestClient) -> None:
 
 
 def test_without_query_roots_come_by_salience(client: TestClient) -> None:
-    pinned = {"lifecycle": {"pinned": True}}
-    strong = create(client, "strong", salience=0.9, **pinned)
-    create(client, "weak", salience=0.1, **pinned)
+    pinned: dict[str, Any] = {"pinned": True}
+    strong = create(client, "strong", salience=0.9, lifecycle=pinned)
+    create(client, "weak", salience=0.1, lifecycle=pinned)
     result = graph(client, limit=1)
     assert [r["record"]["id"] for r in result["roots"]] == [strong]

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from app.db import Database
-from app.salience.decay import current_salience
-from app.sweep.service import SWEEP_TOLERANCE, run_sweep
 from app.models import JobRunRow, RecordRow
-from app.sweep import repository as lifecycle_repo
-from app.salience.repository import current_salience_sql, salience_of
+from app.records import repository as record_repo
+from app.salience.decay import current_salience
+from app.salience.repository import current_salience_sql
+from app.sweep.service import SWEEP_TOLERANCE, run_sweep
 from tests.conftest import auth
 from tests.lifecycle_support import audit_total, create, lifecycle, row, semantic
 
@@ -74,7 +74,7 @@ def _insert(db: Database, **state: Any) -> str:
     values.update(state)
     values.setdefault("salience_swept", values["salience_base"])
     with db.transaction() as s:
-        lifecycle_repo.bulk_insert(s, [values])
+        record_repo.bulk_insert(s, [values])
     return rid
 
 
@@ -149,7 +149,7 @@ def test_sweeping_at_any_interval_equals_computing_once(
     )
     stored = row(db, rid)
     assert stored is not None
-    assert salience_of(stored, T0 + final) == once
+    assert stored.salience_at(T0 + final) == once
     assert _sql_salience(db, rid, T0 + final) == pytest.approx(once, rel=1e-12, abs=1e-300)
 
 

@@ -18,7 +18,7 @@ from app.jobs import service as runner
 from app.jobs.service import RunOutcome, leader_lock, run_job, run_scheduled
 from app.main import create_app
 from app.models import JobRunRow, RelationRow
-from tests.conftest import auth, make_settings
+from tests.conftest import app_state, auth, make_settings
 from tests.lifecycle_support import create, episodic, record_count
 
 
@@ -130,13 +130,14 @@ def test_consolidation_compresses_old_episodes_once(
 
 def test_scheduler_follows_settings(db_url: str, make_client: Callable[..., TestClient]) -> None:
     off = make_client(make_settings(db_url))
-    assert "scheduler" not in off.app.state.membrane.extras  # type: ignore[attr-defined]
+    assert app_state(off).scheduler is None
     on_settings = make_settings(
         db_url,
         scheduler={"enabled": True, "decay_interval_s": 120, "consolidation_interval_s": 900},
     )
     with TestClient(create_app(on_settings)) as on:
-        scheduler = on.app.state.membrane.extras["scheduler"]  # type: ignore[attr-defined]
+        scheduler = app_state(on).scheduler
+        assert scheduler is not None
         jobs = {j.id: j.trigger.interval.total_seconds() for j in scheduler.get_jobs()}
         assert jobs == {"decay": 120, "consolidation": 900}
         assert scheduler.running

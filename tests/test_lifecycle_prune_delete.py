@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import Database
-from app.sweep.service import run_sweep
 from app.models import RelationRow, TagRow
+from app.sweep.service import run_sweep
 from tests.conftest import auth
 from tests.lifecycle_support import (
     audit_rows,

@@ -11,13 +11,13 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.db import Database
+from app.enums import Sensitivity
 from app.models import RelationRow
 from app.records.policy import PolicyEngine
-from app.revise import service as revise_service
-from app.revise.service import RevisionService
-from app.enums import Sensitivity
+from app.relations import repository as relation_repo
 from app.revise.schemas import SupersedeRequest
-from app.security import TrustContext
+from app.revise.service import RevisionService
+from app.trust import TrustContext
 from tests.conftest import auth
 from tests.lifecycle_support import (
     audit_rows,
@@ -180,7 +180,7 @@ def test_episodic_targets_are_refused(client: TestClient, db: Database) -> None:
     ep = create(client, episodic())
     other = create(client, episodic("second"))
     rid = ep["id"]
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         (f"/v1/records/{rid}/supersede", {"new_record": {"payload": episodic()}, "rationale": "r"}),
         (f"/v1/records/{rid}/fork", {"forked_record": {"payload": episodic()}, "rationale": "r"}),
         (f"/v1/records/{rid}/retract", {"rationale": "r"}),
@@ -264,7 +264,7 @@ def test_a_crash_after_the_insert_rolls_everything_back(
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(revise_service.relation_repo, "add_pair", boom)
+    monkeypatch.setattr(relation_repo, "add_pair", boom)
     trust = TrustContext(ceiling=Sensitivity.high, actor_id="writer")
     req = SupersedeRequest.model_validate(
         {"new_record": {"payload": semantic(obj="rome")}, "rationale": "r"}

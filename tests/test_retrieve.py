@@ -123,8 +123,8 @@ def test_retracted_and_superseded_excluded_unless_asked(client: TestClient, db: 
     retracted = capture(client, "the api key rotates yearly")
     superseded = capture(client, "the api key rotates weekly")
     with db.transaction() as session:
-        record_repo.set_status(session, retracted["id"], "retracted", 1.0)
-        record_repo.set_status(session, superseded["id"], "superseded", 1.0)
+        record_repo.set_status(session, [retracted["id"]], "retracted", 1.0)
+        record_repo.set_status(session, [superseded["id"]], "superseded", 1.0)
     assert ids(retrieve(client, query="api key rotates")) == [active["id"]]
     assert ids(retrieve(client)) == [active["id"]]  # no query: same filter
     asked = retrieve(client, query="api key rotates", statuses=["retracted", "superseded"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.models import AuditRow
@@ -47,7 +47,3 @@ def tombstone(session: Session, record_id: str) -> AuditRow | None:
         .limit(1)
     )
     return session.scalar(stmt)
-
-
-def count(session: Session) -> int:
-    return int(session.scalar(select(func.count()).select_from(AuditRow)) or 0)

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, status
 from sqlalchemy.orm import Session
 
-from app import clock
-from app.capture.service import CaptureResult, CaptureService
-from app.deps import SessionDep, StateDep, WriteTrust
-from app.errors import error_responses
-from app.records.service import RecordService
-from app.records.views import full_view, relation_out
+from app.capture import ingest
 from app.capture.schemas import (
     CaptureRequest,
     CaptureResponse,
@@ -22,37 +15,20 @@ from app.capture.schemas import (
     OutcomeIngest,
     ToolOutputIngest,
     WorkingStateIngest,
-    common_fields,
 )
-from app.enums import SourceKind
+from app.capture.service import CaptureService
+from app.deps import SessionDep, StateDep, WriteTrust
+from app.errors import error_responses
 from app.records.schemas import MemoryRecordOut
-from app.security import TrustContext
+from app.records.service import RecordService
+from app.state import AppState
 
 router = APIRouter(prefix="/v1", tags=["capture"])
 ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
-def _capture(
-    state: StateDep, session: Session, req: CaptureRequest, trust: TrustContext
-) -> CaptureResponse:
-    service = CaptureService(session, RecordService(session, state.policy))
-    result = service.capture(req, trust)
-    session.flush()
-    return _response(result)
-
-
-def _response(result: CaptureResult) -> CaptureResponse:
-    now = clock.now()
-    return CaptureResponse(
-        primary_record=full_view(
-            result.primary, now, [e for e in result.edges if e.source_id == result.primary.id]
-        ),
-        created_records=[
-            full_view(r, now, [e for e in result.edges if e.source_id == r.id])
-            for r in result.created
-        ],
-        edges=[relation_out(e) for e in result.edges],
-    )
+def _service(state: AppState, session: Session) -> CaptureService:
+    return CaptureService(session, RecordService(session, state.policy))
 
 
 @router.post(
@@ -66,20 +42,7 @@ def _response(result: CaptureResult) -> CaptureResponse:
 def capture(
     body: CaptureRequest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    return _capture(state, session, body, trust)
-
-
-def _ingest(
-    state: StateDep,
-    session: Session,
-    trust: TrustContext,
-    kind: SourceKind,
-    common: dict[str, Any],
-    content: dict[str, Any],
-    summary: str | None,
-) -> CaptureResponse:
-    req = CaptureRequest(**common, source_kind=kind, content=content, summary=summary)
-    return _capture(state, session, req, trust)
+    return _service(state, session).capture_response(body, trust)
 
 
 @router.post(
@@ -94,10 +57,7 @@ def _ingest(
 def ingest_event(
     body: EventIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    content = {"event_type": body.event_type, **body.data, "entities": body.entities}
-    return _ingest(
-        state, session, trust, SourceKind.event, common_fields(body), content, body.summary
-    )
+    return _service(state, session).capture_response(ingest.from_event(body), trust)
 
 
 @router.post(
@@ -112,12 +72,7 @@ def ingest_event(
 def ingest_observation(
     body: ObservationIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    content: dict[str, Any] = {**body.data, "entities": body.entities}
-    if body.subject is not None:
-        content.update(subject=body.subject, predicate=body.predicate, object=body.object)
-    return _ingest(
-        state, session, trust, SourceKind.observation, common_fields(body), content, body.summary
-    )
+    return _service(state, session).capture_response(ingest.from_observation(body), trust)
 
 
 @router.post(
@@ -132,11 +87,7 @@ def ingest_observation(
 def ingest_tool_output(
     body: ToolOutputIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    content = {"tool": body.tool, "args": body.args, "result": body.result, "status": body.status}
-    summary = body.summary or f"{body.tool} returned {body.status}"
-    return _ingest(
-        state, session, trust, SourceKind.tool_output, common_fields(body), content, summary
-    )
+    return _service(state, session).capture_response(ingest.from_tool_output(body), trust)
 
 
 @router.post(
@@ -151,26 +102,8 @@ def ingest_tool_output(
 def ingest_working_state(
     body: WorkingStateIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    content = body.model_dump(
-        mode="json",
-        include={
-            "thread_id",
-            "state",
-            "constraints",
-            "next_actions",
-            "open_questions",
-            "context_summary",
-        },
-    )
-    return _ingest(
-        state,
-        session,
-        trust,
-        SourceKind.working_state,
-        common_fields(body),
-        content,
-        body.context_summary or None,
-    )
+    request = ingest.from_working_state(body)
+    return _service(state, session).capture_response(request, trust)
 
 
 @router.post(
@@ -185,15 +118,7 @@ def ingest_working_state(
 def ingest_episode(
     body: EpisodeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
-    content = body.model_dump(
-        mode="json",
-        by_alias=True,
-        include={"timeline", "tool_graph", "environment", "outcome", "artifacts", "entities"},
-        exclude_none=True,
-    )
-    return _ingest(
-        state, session, trust, SourceKind.episode, common_fields(body), content, body.summary
-    )
+    return _service(state, session).capture_response(ingest.from_episode(body), trust)
 
 
 @router.post(
@@ -207,6 +132,4 @@ def ingest_episode(
 def ingest_outcome(
     body: OutcomeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> MemoryRecordOut:
-    records = RecordService(session, state.policy)
-    row = CaptureService(session, records).record_outcome(body, trust)
-    return records.view(row)
+    return _service(state, session).record_outcome(body, trust)

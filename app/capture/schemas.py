@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from pydantic import Field
 
+from app.enums import MemoryType, Outcome, Sensitivity, SourceKind
+from app.records.payloads import TimelineEntry, ToolCall
+from app.records.schemas import MemoryRecordOut, RelationOut
 from app.schema_base import (
     JsonObject,
     JsonValue,
@@ -17,9 +19,6 @@ from app.schema_base import (
     Tags,
     Text,
 )
-from app.enums import MemoryType, Outcome, Sensitivity, SourceKind
-from app.records.payloads import TimelineEntry, ToolCall
-from app.records.schemas import MemoryRecordOut, RelationOut
 
 
 class CaptureCommon(StrictModel):
@@ -115,7 +114,3 @@ class OutcomeIngest(StrictModel):
     outcome: Outcome
     rationale: Text | None = None
     details: JsonObject = Field(default_factory=dict)
-
-
-def common_fields(body: CaptureCommon) -> dict[str, Any]:
-    return {name: getattr(body, name) for name in CaptureCommon.model_fields}

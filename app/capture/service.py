@@ -9,6 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 from sqlalchemy.orm import Session
 
 from app import clock
+from app.audit import repository as audit_repo
 from app.capture.classifier import (
     Mention,
     as_dict,
@@ -19,17 +20,17 @@ from app.capture.classifier import (
     summary_of,
     working_payload,
 )
+from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
+from app.entities import repository as entity_repo
+from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
 from app.models import RecordRow, RelationRow
-from app.records.service import RecordService
-from app.audit import repository as audit_repo
-from app.entities import repository as entity_repo
-from app.relations import repository as relation_repo
-from app.capture.schemas import CaptureRequest, OutcomeIngest
-from app.enums import MemoryType
 from app.records.payloads import Payload
-from app.records.schemas import Provenance, ProvenanceSource, RecordCreate
-from app.security import TrustContext
+from app.records.schemas import MemoryRecordOut, Provenance, ProvenanceSource, RecordCreate
+from app.records.service import RecordService
+from app.records.views import full_view, relation_out
+from app.relations import repository as relation_repo
+from app.trust import TrustContext
 
 _PAYLOAD = TypeAdapter(Payload)
 
@@ -51,6 +52,21 @@ class CaptureService:
     def __init__(self, session: Session, records: RecordService) -> None:
         self.session = session
         self.records = records
+
+    def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
+        """Capture and describe what was written (records with their edges)."""
+        result = self.capture(req, trust)
+        self.session.flush()
+        now = clock.now()
+
+        def view(row: RecordRow) -> MemoryRecordOut:
+            return full_view(row, now, [e for e in result.edges if e.source_id == row.id])
+
+        return CaptureResponse(
+            primary_record=view(result.primary),
+            created_records=[view(r) for r in result.created],
+            edges=[relation_out(e) for e in result.edges],
+        )
 
     def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
         cls = classify(req.source_kind, req.proposed_type)
@@ -223,7 +239,7 @@ class CaptureService:
 
     # -- outcomes -------------------------------------------------------------------------
 
-    def record_outcome(self, body: OutcomeIngest, trust: TrustContext) -> RecordRow:
+    def record_outcome(self, body: OutcomeIngest, trust: TrustContext) -> MemoryRecordOut:
         """The one mutation episodic records allow: their outcome."""
         row = self.records.require_writable(body.record_id, trust)
         if row.type != MemoryType.episodic.value:
@@ -241,7 +257,7 @@ class CaptureService:
             details={"previous": previous, "outcome": body.outcome.value, **body.details},
         )
         self.session.flush()
-        return row
+        return self.records.view(row)
 
 
 def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:

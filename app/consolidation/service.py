@@ -14,13 +14,12 @@ from collections import defaultdict
 from typing import Any
 
 from app import clock
+from app.consolidation import repository as consolidation_repo
 from app.db import Database
-from app.models import RecordRow
-from app.records.policy import PolicyEngine
-from app.records.service import RecordService
-from app.sweep import repository as lifecycle_repo
 from app.enums import Sensitivity
+from app.models import RecordRow
 from app.records.payloads import EpisodicPayload, TimelineEntry
+from app.records.policy import PolicyEngine
 from app.records.schemas import (
     DecaySpec,
     LifecycleSpec,
@@ -29,7 +28,8 @@ from app.records.schemas import (
     RecordCreate,
     RelationSpec,
 )
-from app.security import TrustContext
+from app.records.service import RecordService
+from app.trust import TrustContext
 
 ACTOR = "system:consolidation"
 COMPRESSED_TAG = "consolidation:compressed"
@@ -109,7 +109,7 @@ def _common_outcome(members: list[RecordRow]) -> Any:
 def run_consolidation(db: Database, policy: PolicyEngine, *, now: float) -> dict[str, Any]:
     """One consolidation pass in one transaction; returns the run's counts."""
     with db.transaction() as session:
-        rows = lifecycle_repo.uncompressed_episodes(
+        rows = consolidation_repo.uncompressed_episodes(
             session,
             before=now - COMPRESS_AFTER_S,
             compressed_tag=COMPRESSED_TAG,

@@ -4,6 +4,7 @@ configured for another model refuses to start (vectors of two models do not comp
 from __future__ import annotations
 
 from app.db import Database, Tier
+from app.embedding import meta_repository as meta_repo
 from app.embedding import queue_repository as repo
 
 MODEL_KEY = "embedding.model"
@@ -19,9 +20,9 @@ def check_or_pin(db: Database, model: str, dimension: int) -> None:
     """Pin (model, dimension) on first use; raise when a different pair is pinned."""
     with db.transaction() as session:
         if db.tier is Tier.pgvector:
-            _check_column(repo.pgvector_dimension(session), model, dimension)
-        repo.put_meta_if_absent(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
-        pinned = repo.get_meta(session, [MODEL_KEY, DIMENSION_KEY])
+            _check_column(meta_repo.pgvector_dimension(session), model, dimension)
+        meta_repo.put_meta_if_absent(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
+        pinned = meta_repo.get_meta(session, [MODEL_KEY, DIMENSION_KEY])
     pinned_model, pinned_dim = pinned.get(MODEL_KEY), pinned.get(DIMENSION_KEY)
     if pinned_model != model or pinned_dim != str(dimension):
         raise EmbeddingModelMismatch(
@@ -37,9 +38,9 @@ def repin(db: Database, model: str, dimension: int) -> int:
     """Drop every vector, pin the new model and queue all records; returns how many."""
     with db.transaction() as session:
         if db.tier is Tier.pgvector:
-            _check_column(repo.pgvector_dimension(session), model, dimension)
+            _check_column(meta_repo.pgvector_dimension(session), model, dimension)
         queued = repo.drop_all_vectors(session)
-        repo.put_meta(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
+        meta_repo.put_meta(session, {MODEL_KEY: model, DIMENSION_KEY: str(dimension)})
     return queued
 
 

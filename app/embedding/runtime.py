@@ -1,4 +1,4 @@
-"""Start/stop of the embedding provider and its queue worker.
+"""The embedding provider of one process and, when enabled, its queue worker.
 
 `pending` in readiness counts records waiting for a vector only while a provider is
 active; with the `none` provider (or on PostgreSQL without pgvector) records keep
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 
-from app.db import Tier
-from app.deps import AppState
+from app.config import EmbeddingSettings
+from app.db import Database, Tier
+from app.embedding import queue_repository as queue_repo
 from app.embedding.pinning import check_or_pin
 from app.embedding.providers import (
     Embedder,
@@ -18,72 +19,65 @@ from app.embedding.providers import (
     NoneEmbedder,
     OpenAIEmbedder,
     build_embedder,
+    is_active,
 )
-from app.embedding.providers import is_active as provider_active
+from app.embedding.schemas import EmbeddingStatus
 from app.embedding.worker import EmbeddingWorker
-from app.embedding import queue_repository as repo
-from app.health.schemas import EmbeddingStatus
 
 log = logging.getLogger("membrane.embedding")
 
 
-def start(state: AppState) -> None:
-    """Build the provider, check/pin its model, start the worker when enabled."""
-    cfg = state.settings.embedding
-    embedder: Embedder = build_embedder(cfg)
-    if provider_active(embedder) and state.db.tier is Tier.postgres:
-        log.warning(
-            "embedding provider %r is configured but PostgreSQL has no pgvector (tier 2): "
-            "retrieval runs on full-text and salience only",
-            cfg.provider,
-        )
-        embedder = NoneEmbedder()
-    if provider_active(embedder):
-        if isinstance(embedder, LocalEmbedder):
-            embedder.load()  # a missing or wrong model stops start-up, not the first query
-        check_or_pin(state.db, embedder.name, embedder.dimension)
-    state.extras["embedder"] = embedder
-    if provider_active(embedder) and cfg.worker_enabled:
-        worker = EmbeddingWorker(
-            state.db, embedder, batch_size=cfg.batch_size, interval_s=cfg.worker_interval_s
-        )
-        worker.start()
-        state.extras["embedding_worker"] = worker
+class EmbeddingRuntime:
+    def __init__(self, db: Database, embedder: Embedder, worker: EmbeddingWorker | None) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.worker = worker
 
-    def status() -> EmbeddingStatus:
-        if not provider_active(embedder):
-            return EmbeddingStatus(provider=embedder.provider, model=None, pending=0)
+    @classmethod
+    def start(cls, db: Database, cfg: EmbeddingSettings) -> EmbeddingRuntime:
+        """Build the provider, check/pin its model, start the worker when enabled."""
+        embedder: Embedder = build_embedder(cfg)
+        if is_active(embedder) and db.tier is Tier.postgres:
+            log.warning(
+                "embedding provider %r is configured but PostgreSQL has no pgvector (tier 2): "
+                "retrieval runs on full-text and salience only",
+                cfg.provider,
+            )
+            embedder = NoneEmbedder()
+        worker = None
+        if is_active(embedder):
+            if isinstance(embedder, LocalEmbedder):
+                embedder.load()  # a missing or wrong model stops start-up, not the first query
+            check_or_pin(db, embedder.name, embedder.dimension)
+            if cfg.worker_enabled:
+                worker = EmbeddingWorker(
+                    db, embedder, batch_size=cfg.batch_size, interval_s=cfg.worker_interval_s
+                )
+                worker.start()
+        return cls(db, embedder, worker)
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        if isinstance(self.embedder, OpenAIEmbedder):
+            self.embedder.close()
+
+    @property
+    def active_embedder(self) -> Embedder | None:
+        """The provider requests embed their query with, or None without vectors."""
+        return self.embedder if is_active(self.embedder) else None
+
+    def status(self) -> EmbeddingStatus:
+        """What readiness and Prometheus report: the live queue while a provider is
+        active, otherwise nothing pending (records wait for a provider, not the worker)."""
+        if not is_active(self.embedder):
+            return EmbeddingStatus(provider=self.embedder.provider, model=None, pending=0)
         try:
-            with state.db.transaction() as session:
-                pending = repo.count_pending(session)
+            with self.db.transaction() as session:
+                pending = queue_repo.count_pending(session)
         except Exception:  # readiness answers; the database check reports the outage
             log.exception("counting pending embeddings failed")
             pending = -1
-        return EmbeddingStatus(provider=embedder.provider, model=embedder.name, pending=pending)
-
-    state.extras["embedding_status"] = status
-
-
-def stop(state: AppState) -> None:
-    worker = state.extras.pop("embedding_worker", None)
-    if isinstance(worker, EmbeddingWorker):
-        worker.stop()
-    embedder = state.extras.get("embedder")
-    if isinstance(embedder, OpenAIEmbedder):
-        embedder.close()
-
-
-def active_embedder(state: AppState) -> Embedder | None:
-    """The provider requests use to embed their query, or None without vectors."""
-    embedder = state.extras.get("embedder")
-    return embedder if provider_active(embedder) else None
-
-
-def current_status(state: AppState) -> EmbeddingStatus:
-    """What readiness and Prometheus report: the live queue while a provider is active,
-    otherwise nothing pending (records wait for a provider, not for the worker)."""
-    status = state.extras.get("embedding_status")
-    if callable(status):
-        result: EmbeddingStatus = status()
-        return result
-    return EmbeddingStatus(provider=state.settings.embedding.provider, model=None, pending=0)
+        return EmbeddingStatus(
+            provider=self.embedder.provider, model=self.embedder.name, pending=pending
+        )

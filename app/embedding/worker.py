@@ -9,8 +9,8 @@ import logging
 import threading
 
 from app.db import Database
-from app.embedding.providers import Embedder
 from app.embedding import queue_repository as repo
+from app.embedding.providers import Embedder
 
 log = logging.getLogger("membrane.embedding")
 MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures

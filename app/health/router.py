@@ -8,7 +8,6 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.deps import StateDep
-from app.embedding.runtime import current_status
 from app.health.schemas import Health, Readiness
 
 router = APIRouter(tags=["health"])
@@ -28,7 +27,7 @@ def healthz() -> Health:
 )
 def readyz(state: StateDep) -> Any:
     ok = state.db.ping()
-    status = current_status(state)
+    status = state.embedding_status()
     body = Readiness(
         status="ready" if ok else "unavailable",
         database="reachable" if ok else "unreachable",

@@ -1,18 +1,14 @@
-"""Liveness, readiness and embedding-queue status."""
+"""Liveness and readiness."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+from app.embedding.schemas import EmbeddingStatus
+
 
 class Health(BaseModel):
     status: str
-
-
-class EmbeddingStatus(BaseModel):
-    provider: str
-    model: str | None
-    pending: int
 
 
 class Readiness(BaseModel):

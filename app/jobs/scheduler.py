@@ -7,25 +7,27 @@ import logging
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from app.deps import AppState
+from app.config import Settings
+from app.db import Database
 from app.jobs.service import run_scheduled
 
 log = logging.getLogger("membrane.jobs")
 
 
-def _tick(state: AppState, job: str, interval_s: float) -> None:
+def _tick(db: Database, settings: Settings, job: str, interval_s: float) -> None:
     try:
-        outcome = run_scheduled(state.db, state.settings, job, interval_s)
+        outcome = run_scheduled(db, settings, job, interval_s)
         if outcome.skipped:
             log.debug("job %s skipped: %s", job, outcome.skipped)
     except Exception:  # never let one failed tick stop the scheduler
         log.exception("scheduled job %s could not run", job)
 
 
-def start(state: AppState) -> None:
-    cfg = state.settings.scheduler
+def start_scheduler(db: Database, settings: Settings) -> BackgroundScheduler | None:
+    """A started scheduler, or None when settings.scheduler.enabled is false."""
+    cfg = settings.scheduler
     if not cfg.enabled:
-        return
+        return None
     scheduler = BackgroundScheduler(
         timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
@@ -35,18 +37,17 @@ def start(state: AppState) -> None:
         ("consolidation", cfg.consolidation_interval_s),
     ):
         scheduler.add_job(
-            _tick, "interval", seconds=interval, args=[state, job, interval], id=job, name=job
+            _tick,
+            "interval",
+            seconds=interval,
+            args=[db, settings, job, interval],
+            id=job,
+            name=job,
         )
     scheduler.start()
-    state.extras["scheduler"] = scheduler
     log.info(
         "scheduler started: decay every %.0fs, consolidation every %.0fs",
         cfg.decay_interval_s,
         cfg.consolidation_interval_s,
     )
-
-
-def stop(state: AppState) -> None:
-    scheduler = state.extras.pop("scheduler", None)
-    if scheduler is not None:
-        scheduler.shutdown(wait=True)  # let a running sweep finish its batch loop
+    return scheduler

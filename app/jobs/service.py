@@ -17,15 +17,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app import clock
+from app.clock import to_datetime
 from app.config import Settings
 from app.consolidation.service import run_consolidation
 from app.db import Database
-from app.sweep.service import run_sweep
+from app.errors import Conflict
+from app.jobs import repository as jobs_repo
+from app.jobs.schemas import JobRunOut, JobRunPage
 from app.metrics.registry import JOB_DURATION, JOB_RUNS
 from app.models import JobRunRow
 from app.records.policy import PolicyEngine
-from app.jobs import repository as jobs_repo
+from app.sweep.service import run_sweep
 
 log = logging.getLogger("membrane.jobs")
 
@@ -133,3 +138,29 @@ def _execute(
 def run_scheduled(db: Database, settings: Settings, job: str, interval_s: float) -> RunOutcome:
     """The scheduler's entry point: at most one run per tick across all replicas."""
     return run_job(db, settings, job, "schedule", once_since=clock.now() - interval_s / 2)
+
+
+def job_run_out(row: JobRunRow) -> JobRunOut:
+    return JobRunOut(
+        id=row.id,
+        job=row.job,
+        trigger=row.trigger,
+        status=row.status,
+        started_at=to_datetime(row.started_at),
+        finished_at=to_datetime(row.finished_at) if row.finished_at is not None else None,
+        duration_s=row.finished_at - row.started_at if row.finished_at is not None else None,
+        counts=row.counts or {},
+        error=row.error,
+    )
+
+
+def run_now(db: Database, settings: Settings, job: str) -> JobRunOut:
+    """A manual run, waited for; 409 while another runner holds the job's lock."""
+    outcome = run_job(db, settings, job, "manual")
+    if outcome.run is None:
+        raise Conflict(f"Job {job!r} is running elsewhere; try again later.")
+    return job_run_out(outcome.run)
+
+
+def recent_runs(session: Session, job: str | None, limit: int) -> JobRunPage:
+    return JobRunPage(items=[job_run_out(r) for r in jobs_repo.recent(session, job, limit)])

@@ -10,9 +10,11 @@ from sqlalchemy import Double, Integer, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.db import dialect_of
 from app.models import AuditRow, RecordRow
-from app.records.repository import Visibility, visible
+from app.records.repository import visible
 from app.salience.repository import current_salience_sql
+from app.trust import Visibility
 
 HISTOGRAM_BUCKETS = 10
 
@@ -43,7 +45,7 @@ def record_groups(
     session: Session, vis: Visibility, *, now: float, recent_since: float
 ) -> list[RecordGroup]:
     """One scan of the visible records, grouped into at most 6 × 4 × 2 × 10 rows."""
-    dialect = session.get_bind().dialect.name
+    dialect = dialect_of(session)
     # The inner query computes salience once per row; OFFSET 0 keeps PostgreSQL from
     # inlining it (which would evaluate it again per use and mis-estimate the groups).
     rows = (

@@ -1,4 +1,5 @@
-"""The domain metrics snapshot (GET /v1/metrics) folded from a few SQL aggregates."""
+"""The domain metrics snapshot (GET /v1/metrics), folded from a few SQL aggregates, and
+the Prometheus exposition (GET /metrics)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from collections import defaultdict
 from sqlalchemy.orm import Session
 
 from app.clock import to_datetime
-from app.records.service import visibility
-from app.metrics import repository as metrics_repo
-from app.metrics.repository import HISTOGRAM_BUCKETS, RecordGroup
-from app.records.repository import Visibility
+from app.db import Tier
 from app.enums import MemoryType
-from app.revise.schemas import HistogramBucket, MetricsSnapshot
-from app.security import TrustContext
+from app.metrics import repository as metrics_repo
+from app.metrics.registry import gauge_lines, render_process_metrics
+from app.metrics.repository import HISTOGRAM_BUCKETS, RecordGroup
+from app.metrics.schemas import HistogramBucket, MetricsSnapshot
+from app.trust import TrustContext
 
 DAY_S = 86400.0
 USEFULNESS_WINDOW_S = 30 * DAY_S
@@ -26,7 +27,7 @@ def _ratio(num: float, den: float) -> float | None:
 
 def snapshot(session: Session, trust: TrustContext, now: float) -> MetricsSnapshot:
     """Counts the records the caller may read in full (redacted ones are left out)."""
-    vis = Visibility(max_rank=trust.ceiling_rank, scopes=visibility(trust).scopes)
+    vis = trust.reading()
     groups = metrics_repo.record_groups(session, vis, now=now, recent_since=now - DAY_S)
     feedback = metrics_repo.audit_action_counts(
         session, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
@@ -73,3 +74,26 @@ def _fold(groups: list[RecordGroup]) -> dict[str, object]:
         "memory_growth_rate": sums["recent"] / 24.0,
         "revision_rate": _ratio(sums["revised"], total),
     }
+
+
+def prometheus_text(session: Session, tier: Tier, embedding_queue_depth: int) -> str:
+    """Process metrics plus gauges read from the store: records by type, the embedding
+    queue (as /readyz reports it) and the deployment tier."""
+    by_type = metrics_repo.counts_by_type(session)
+    lines = render_process_metrics()
+    lines += gauge_lines(
+        "membrane_records",
+        "Stored records by type.",
+        ("type",),
+        [((t.value,), float(by_type.get(t.value, 0))) for t in MemoryType],
+    )
+    lines += gauge_lines(
+        "membrane_embedding_queue_depth",
+        "Records waiting for the active embedding provider (as in /readyz).",
+        (),
+        [((), float(max(embedding_queue_depth, 0)))],
+    )
+    lines += gauge_lines(
+        "membrane_tier", "Deployment tier the database offers.", (), [((), float(tier))]
+    )
+    return "\n".join(lines) + "\n"

@@ -1,12 +1,14 @@
 """SQLAlchemy tables. Timestamps are stored as UNIX epoch seconds (double precision) so the
 decay and max-age arithmetic is the same plain SQL on SQLite and PostgreSQL; the API speaks
 ISO-8601. Search structures that differ per backend (FTS5 table, tsvector column, pgvector
-column) are created by the migration, not declared here (see app/repositories/search*.py)."""
+column) are created by the migration, not declared here (migrations/versions/0001_initial.py).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -19,9 +21,13 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Text,
+    column,
+    table,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from app.salience.decay import current_salience
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
 # SQLite only auto-increments INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for audit ids.
@@ -70,6 +76,19 @@ class RecordRow(Base):
         Index("ix_records_status", "status"),
         Index("ix_records_embedding_status", "embedding_status"),
     )
+
+    def salience_at(self, now: float) -> float:
+        """Current salience (exact decay, computed on read; its SQL twin is
+        app/salience/repository.py:current_salience_sql)."""
+        return current_salience(
+            self.salience_base,
+            self.salience_t0,
+            now,
+            half_life_s=self.half_life_s,
+            curve=self.decay_curve,
+            min_salience=self.min_salience,
+            pinned=self.pinned,
+        )
 
 
 class TagRow(Base):
@@ -189,3 +208,13 @@ class EmbeddingRow(Base):
     )
     model: Mapped[str] = mapped_column(String(256), nullable=False)
     vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+# The pgvector column is created by the migration, not declared on the ORM model.
+pg_embeddings = table(
+    "record_embeddings",
+    column("record_id", String),
+    column("model", String),
+    column("embedding", Vector()),
+    column("vector"),
+)

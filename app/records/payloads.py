@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from app.schema_base import JsonObject, JsonValue, ShortText, StrictModel, Text, Unit
 from app.enums import Outcome
+from app.schema_base import JsonObject, JsonValue, ShortText, StrictModel, Text, Unit
 
 
 class TimelineEntry(StrictModel):

@@ -1,37 +1,21 @@
-"""All SQL about records, their tags and provenance rows."""
+"""All SQL about records, their tags and provenance rows, and the filter every read of
+records shares."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import Select, and_, delete, func, or_, select, update
+from sqlalchemy import JSON, Select, and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.db import dialect_of
 from app.models import ProvenanceRow, RecordRow, TagRow
+from app.records.filters import RecordQuery
 from app.salience.repository import current_salience_sql
-
-
-@dataclass
-class Visibility:
-    """SQL-side trust filter: rows up to ceiling+1 (the +1 level comes back redacted)."""
-
-    max_rank: int
-    scopes: frozenset[str] | None  # None → all scopes
-
-
-@dataclass
-class RecordFilter:
-    types: Sequence[str] = ()
-    scopes: Sequence[str] = ()
-    tags_all: Sequence[str] = ()
-    sensitivities: Sequence[int] = ()
-    statuses: Sequence[str] = ()
-    min_salience: float | None = None
-    created_after: float | None = None
-    created_before: float | None = None
-    ids: Sequence[str] = field(default_factory=tuple)
+from app.trust import Visibility
 
 
 def visible(vis: Visibility) -> ColumnElement[bool]:
@@ -52,10 +36,10 @@ def tags_all_clause(tags: Sequence[str]) -> ColumnElement[bool]:
     return RecordRow.id.in_(having)
 
 
-def filter_clauses(
-    flt: RecordFilter, vis: Visibility, dialect: str, now: float
-) -> list[ColumnElement[bool]]:
-    clauses = [visible(vis)]
+def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]:
+    """The WHERE clauses of `query` (shared by listing, retrieval and vector search)."""
+    flt = query.filter
+    clauses = [visible(query.visibility)]
     if flt.types:
         clauses.append(RecordRow.type.in_(list(flt.types)))
     if flt.scopes:
@@ -67,7 +51,7 @@ def filter_clauses(
     if flt.statuses:
         clauses.append(RecordRow.status.in_(list(flt.statuses)))
     if flt.min_salience is not None:
-        clauses.append(current_salience_sql(dialect, now) >= flt.min_salience)
+        clauses.append(current_salience_sql(dialect, query.now) >= flt.min_salience)
     if flt.created_after is not None:
         clauses.append(RecordRow.created_at >= flt.created_after)
     if flt.created_before is not None:
@@ -116,17 +100,13 @@ def lock(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
 
 def page(
     session: Session,
-    flt: RecordFilter,
-    vis: Visibility,
+    query: RecordQuery,
     *,
-    now: float,
     limit: int,
     after: tuple[float, str] | None,
 ) -> list[RecordRow]:
     """Newest first, stable order (created_at, id) with keyset pagination."""
-    stmt: Select[RecordRow] = select(RecordRow).where(
-        *filter_clauses(flt, vis, session.get_bind().dialect.name, now)
-    )
+    stmt: Select[RecordRow] = select(RecordRow).where(*query_clauses(query, dialect_of(session)))
     if after is not None:
         created, rid = after
         stmt = stmt.where(
@@ -139,11 +119,52 @@ def page(
     return list(session.scalars(stmt))
 
 
-def set_status(session: Session, record_id: str, status: str, now: float) -> None:
-    session.execute(
-        update(RecordRow).where(RecordRow.id == record_id).values(status=status, updated_at=now)
-    )
-
-
 def delete_record(session: Session, record_id: str) -> None:
     session.execute(delete(RecordRow).where(RecordRow.id == record_id))
+
+
+def reload(session: Session, record_id: str) -> RecordRow | None:
+    """The row as stored now (after Core UPDATEs the identity map may be stale)."""
+    stmt = (
+        select(RecordRow).where(RecordRow.id == record_id).execution_options(populate_existing=True)
+    )
+    return session.scalars(stmt).one_or_none()
+
+
+def set_payload(session: Session, record_id: str, payload: dict[str, Any], now: float) -> None:
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id == record_id)
+        .values(payload=payload, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
+def bulk_insert(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert many record rows at once (bulk loads and benchmarks): no tags, provenance
+    rows or audit entries. PostgreSQL gets COPY, SQLite one executemany."""
+    if not rows:
+        return
+    if dialect_of(session) != "postgresql":
+        session.execute(insert(RecordRow), list(rows))
+        return
+    columns = [c.name for c in RecordRow.__table__.columns]
+    json_columns = {c.name for c in RecordRow.__table__.columns if isinstance(c.type, JSON)}
+    raw = session.connection().connection.driver_connection
+    assert raw is not None
+    with raw.cursor().copy(f"COPY records ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(
+                [json.dumps(row.get(c)) if c in json_columns else row.get(c) for c in columns]
+            )
+
+
+def set_status(session: Session, ids: list[str], status: str, now: float) -> None:
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id.in_(list(ids)))
+        .values(status=status, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)

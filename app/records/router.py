@@ -1,27 +1,38 @@
-"""Typed record creation and trust-gated reads."""
+"""Typed record creation, trust-gated reads, and deletion."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
 from app import clock
 from app.deps import ReadTrust, SessionDep, StateDep, WriteTrust
-from app.errors import error_responses
-from app.records.service import RecordService
-from app.records.views import audit_out
-from app.records.repository import RecordFilter
 from app.enums import MemoryType, Sensitivity, Status
-from app.records.schemas import AuditPage, MemoryRecordOut, RecordCreate, RecordPage, RelationsOut
+from app.errors import error_responses
+from app.records.filters import RecordFilter
+from app.records.schemas import (
+    AuditPage,
+    MemoryRecordOut,
+    RecordCreate,
+    RecordDeleted,
+    RecordPage,
+    RelationsOut,
+)
+from app.records.service import RecordService
+from app.schema_base import MAX_STRING
 
-router = APIRouter(prefix="/v1/records", tags=["records"])
+# Tags per route: deletion is grouped with the other lifecycle operations.
+router = APIRouter(prefix="/v1/records")
+TAGS: list[str | Enum] = ["records"]
 READ_ERRORS = error_responses(401, 403, 404, 422, 429)
 
 
 @router.post(
     "",
+    tags=TAGS,
     operation_id="createRecord",
     status_code=status.HTTP_201_CREATED,
     response_model=MemoryRecordOut,
@@ -38,6 +49,7 @@ def create_record(
 
 @router.get(
     "",
+    tags=TAGS,
     operation_id="listRecords",
     response_model=RecordPage,
     responses=error_responses(400, 401, 403, 422, 429),
@@ -75,6 +87,7 @@ def list_records(
 
 @router.get(
     "/{record_id}",
+    tags=TAGS,
     operation_id="getRecord",
     response_model=MemoryRecordOut,
     responses=READ_ERRORS,
@@ -88,18 +101,19 @@ def get_record(
 
 @router.get(
     "/{record_id}/audit",
+    tags=TAGS,
     operation_id="getRecordAudit",
     response_model=AuditPage,
     responses=READ_ERRORS,
     summary="The append-only history of a record",
 )
 def get_audit(record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust) -> AuditPage:
-    rows = RecordService(session, state.policy).audit(record_id, trust)
-    return AuditPage(items=[audit_out(r) for r in rows])
+    return RecordService(session, state.policy).audit(record_id, trust)
 
 
 @router.get(
     "/{record_id}/relations",
+    tags=TAGS,
     operation_id="getRecordRelations",
     response_model=RelationsOut,
     responses=READ_ERRORS,
@@ -109,3 +123,21 @@ def get_relations(
     record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust
 ) -> RelationsOut:
     return RecordService(session, state.policy).relations(record_id, trust)
+
+
+@router.delete(
+    "/{record_id}",
+    tags=["lifecycle"],
+    operation_id="deleteRecord",
+    response_model=RecordDeleted,
+    responses=error_responses(401, 403, 404, 409, 422, 429),
+    summary="Delete a record (refused with 409 when its deletion policy is 'never')",
+)
+def delete_record(
+    record_id: str,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    rationale: Annotated[str | None, Query(max_length=MAX_STRING)] = None,
+) -> RecordDeleted:
+    return RecordService(session, state.policy).delete(record_id, trust, rationale)

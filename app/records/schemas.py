@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from app.enums import DecayCurve, DeletionPolicy, MemoryType, Sensitivity, Status
+from app.records.payloads import Payload
 from app.schema_base import (
     JsonObject,
     OutModel,
@@ -17,8 +19,6 @@ from app.schema_base import (
     Text,
     Unit,
 )
-from app.enums import DecayCurve, DeletionPolicy, MemoryType, Sensitivity, Status
-from app.records.payloads import Payload
 
 
 class DecaySpec(StrictModel):
@@ -164,3 +164,11 @@ class AuditPage(OutModel):
 class RelationsOut(OutModel):
     outgoing: list[RelationOut]
     incoming: list[RelationOut]
+
+
+class RecordDeleted(OutModel):
+    """The record is gone; its audit trail (ending with a `delete` entry) remains."""
+
+    id: str
+    deleted: bool = True
+    deleted_at: datetime

@@ -1,4 +1,5 @@
-"""Creating and reading records. Services never commit: the caller's unit of work does."""
+"""Creating, reading and deleting records. Services never commit: the caller's unit of
+work does."""
 
 from __future__ import annotations
 
@@ -6,38 +7,37 @@ import base64
 import json
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app import clock
-from app.errors import DomainError, Forbidden, NotFound, Unprocessable
-from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
-from app.records.policy import PolicyEngine
-from app.records.search_text import searchable_text
-from app.records.views import full_view, list_views, relation_out
 from app.audit import repository as audit_repo
 from app.entities import repository as entity_repo
-from app.records import repository as record_repo
-from app.relations import repository as relation_repo
-from app.records.repository import RecordFilter, Visibility
 from app.enums import MemoryType, Sensitivity
+from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
+from app.records import repository as record_repo
+from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
+from app.records.policy import PolicyEngine
 from app.records.schemas import (
+    AuditPage,
     MemoryRecordOut,
     RecordCreate,
+    RecordDeleted,
     RecordPage,
     RelationOut,
     RelationsOut,
 )
-from app.security import TrustContext, check_write_target
+from app.records.search_text import searchable_text
+from app.records.views import audit_out, full_view, list_views, relation_out
+from app.relations import repository as relation_repo
+from app.trust import HIGHEST_RANK, TrustContext, check_write_target
 
 
 class InvalidCursor(DomainError):
     status, slug, title = 400, "invalid-cursor", "Invalid cursor"
-
-
-def visibility(trust: TrustContext) -> Visibility:
-    return Visibility(max_rank=min(trust.ceiling_rank + 1, 4), scopes=trust.scopes)
 
 
 def encode_cursor(row: RecordRow) -> str:
@@ -141,21 +141,17 @@ class RecordService:
         found = record_repo.get_many(self.session, ids)
         for i, rel in enumerate(spec.relations):
             target = found.get(rel.target_id)
-            if target is None or not self._readable(target, trust):
+            if target is None or not trust.can_read(target.sensitivity, target.scope):
                 raise Unprocessable(f"relations[{i}].target_id: no record {rel.target_id!r}.")
 
     # -- reads ----------------------------------------------------------------------------
-
-    @staticmethod
-    def _readable(row: RecordRow, trust: TrustContext) -> bool:
-        return row.sensitivity <= trust.ceiling_rank and trust.scope_allowed(row.scope)
 
     def require_readable(self, record_id: str, trust: TrustContext) -> RecordRow:
         """A record by id: 404 when missing or out of scope, 403 when above the ceiling."""
         row = record_repo.get(self.session, record_id)
         if row is None or not trust.scope_allowed(row.scope):
             raise NotFound(f"No record {record_id!r}.")
-        if row.sensitivity > trust.ceiling_rank:
+        if trust.redacts(row.sensitivity):
             level = Sensitivity.from_rank(row.sensitivity).value
             raise Forbidden(f"Record {record_id!r} is {level!r}, above your ceiling.")
         return row
@@ -182,17 +178,19 @@ class RecordService:
     ) -> RecordPage:
         now = clock.now()
         after = decode_cursor(cursor) if cursor else None
-        rows = record_repo.page(
-            self.session, flt, visibility(trust), now=now, limit=limit + 1, after=after
-        )
+        query = RecordQuery(flt, trust.listing(), now)
+        rows = record_repo.page(self.session, query, limit=limit + 1, after=after)
         more = len(rows) > limit
         rows = rows[:limit]
-        visible_ids = [r.id for r in rows if r.sensitivity <= trust.ceiling_rank]
+        visible_ids = [r.id for r in rows if not trust.redacts(r.sensitivity)]
         rels = relation_repo.outgoing(self.session, visible_ids)
         items = list_views(rows, rels, trust, now)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
 
-    def audit(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
+    def audit(self, record_id: str, trust: TrustContext) -> AuditPage:
+        return AuditPage(items=[audit_out(r) for r in self._audit_rows(record_id, trust)])
+
+    def _audit_rows(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
         """History of a record; a deleted record's history stays readable under the trust
         rules of the record as it was (its tombstone keeps scope and sensitivity)."""
         if record_repo.get(self.session, record_id) is not None:
@@ -201,7 +199,7 @@ class RecordService:
         tomb = audit_repo.tombstone(self.session, record_id)
         if tomb is None or not trust.scope_allowed(tomb.details.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
-        if int(tomb.details.get("sensitivity", 4)) > trust.ceiling_rank:
+        if trust.redacts(int(tomb.details.get("sensitivity", HIGHEST_RANK))):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
         return audit_repo.for_record(self.session, record_id)
 
@@ -223,5 +221,44 @@ class RecordService:
         return [
             relation_out(edge)
             for edge, end in zip(edges, other_ends, strict=True)
-            if end not in others or self._readable(others[end], trust)
+            if end not in others or trust.can_read(others[end].sensitivity, others[end].scope)
         ]
+
+    # -- deletion -------------------------------------------------------------------------
+
+    def delete(self, record_id: str, trust: TrustContext, rationale: str | None) -> RecordDeleted:
+        """Explicit deletion: `never` records refuse (409); the audit trail survives the
+        row and ends with a `delete` entry carrying a snapshot of the record."""
+        self.require_writable(record_id, trust)
+        row = record_repo.lock(self.session, [record_id]).get(record_id)
+        if row is None:
+            raise NotFound(f"No record {record_id!r}.")
+        if row.deletion_policy == "never":
+            raise Conflict(f"Record {record_id!r} has deletion policy 'never'.")
+        now = clock.now()
+        audit_repo.append(
+            self.session,
+            record_id,
+            "delete",
+            trust.actor_id,
+            now,
+            rationale,
+            details=_tombstone(row, now),
+        )
+        record_repo.delete_record(self.session, record_id)
+        return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
+
+
+def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
+    """What the `delete` audit entry keeps of the record (its trail stays trust-checked
+    by this scope and sensitivity)."""
+    return {
+        "type": row.type,
+        "scope": row.scope,
+        "status": row.status,
+        "sensitivity": row.sensitivity,
+        "deletion_policy": row.deletion_policy,
+        "created_at": row.created_at,
+        "created_by": row.created_by,
+        "salience": row.salience_at(now),
+    }

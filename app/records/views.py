@@ -6,9 +6,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from app.clock import to_datetime
-from app.models import AuditRow, RecordRow, RelationRow
-from app.salience.repository import salience_of
 from app.enums import MemoryType, Sensitivity, Status
+from app.models import AuditRow, RecordRow, RelationRow
 from app.records.schemas import (
     AuditEntryOut,
     DecayOut,
@@ -18,7 +17,7 @@ from app.records.schemas import (
     RedactedRecordOut,
     RelationOut,
 )
-from app.security import TrustContext
+from app.trust import TrustContext
 
 
 def relation_out(rel: RelationRow) -> RelationOut:
@@ -54,7 +53,7 @@ def full_view(
         type=MemoryType(row.type),
         sensitivity=Sensitivity.from_rank(row.sensitivity),
         confidence=row.confidence,
-        salience=salience_of(row, now),
+        salience=row.salience_at(now),
         scope=row.scope,
         tags=list(row.tags or []),
         created_at=to_datetime(row.created_at),
@@ -91,10 +90,6 @@ def redacted_view(row: RecordRow) -> RedactedRecordOut:
     )
 
 
-def is_redacted(row: RecordRow, trust: TrustContext) -> bool:
-    return row.sensitivity > trust.ceiling_rank
-
-
 def list_views(
     rows: Sequence[RecordRow], relations: Sequence[RelationRow], trust: TrustContext, now: float
 ) -> list[RecordView]:
@@ -103,6 +98,6 @@ def list_views(
     for rel in relations:
         by_source[rel.source_id].append(rel)
     return [
-        redacted_view(r) if is_redacted(r, trust) else full_view(r, now, by_source[r.id])
+        redacted_view(r) if trust.redacts(r.sensitivity) else full_view(r, now, by_source[r.id])
         for r in rows
     ]

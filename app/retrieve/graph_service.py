@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy.sql.elements import ColumnElement
-
 from app import clock
 from app.models import RecordRow, RelationRow
-from app.records.views import full_view, is_redacted, redacted_view, relation_out
+from app.records.filters import RecordFilter, RecordQuery
+from app.records.schemas import RecordView
+from app.records.views import full_view, redacted_view, relation_out
 from app.relations import repository as relation_repo
 from app.retrieve import repository as search_repo
-from app.records.repository import RecordFilter
-from app.retrieve.service import RetrieveService, narrow, record_filter
-from app.records.schemas import RecordView
 from app.retrieve.schemas import GraphNode, GraphRequest, GraphResponse
-from app.security import TrustContext
+from app.retrieve.service import RetrieveService, narrow, record_filter
+from app.trust import TrustContext
 
 
 @dataclass
@@ -47,13 +45,13 @@ class GraphService:
         ranked = self.retrieve.rank(req, trust, now, flt)
         roots = self.retrieve.head(ranked, min(req.limit, req.node_limit))
         walk = _Walk(nodes={r.id: (r, 0) for r in roots})
-        node_clauses = self.retrieve.clauses(RecordFilter(statuses=flt.statuses), trust, now)
-        frontier = [r.id for r in roots if not is_redacted(r, trust)]
+        nodes = RecordQuery(RecordFilter(statuses=flt.statuses), trust.listing(), now)
+        frontier = [r.id for r in roots if not trust.redacts(r.sensitivity)]
         for depth in range(1, req.max_hops + 1):
             if not frontier:
                 break
             walk.expanded.update(frontier)
-            frontier = self._hop(walk, frontier, depth, req, trust, node_clauses)
+            frontier = self._hop(walk, frontier, depth, req, trust, nodes)
         return GraphResponse(
             roots=self.retrieve.items(roots, ranked, trust, now, with_relations=False),
             nodes=[
@@ -74,7 +72,7 @@ class GraphService:
         depth: int,
         req: GraphRequest,
         trust: TrustContext,
-        clauses: list[ColumnElement[bool]],
+        nodes: RecordQuery,
     ) -> list[str]:
         """Follow the frontier's edges once; returns the next frontier."""
         budget = req.edge_limit - len(walk.edges)
@@ -89,7 +87,7 @@ class GraphService:
             edges = [e for e in edges if e.predicate in req.predicates]
         inside = set(frontier)
         far = {e.target_id if e.source_id in inside else e.source_id for e in edges}
-        found = search_repo.load(self.session, [i for i in far if i not in walk.nodes], clauses)
+        found = search_repo.load(self.session, [i for i in far if i not in walk.nodes], nodes)
         nxt: list[str] = []
         for edge in edges:
             other = edge.target_id if edge.source_id in inside else edge.source_id
@@ -100,7 +98,7 @@ class GraphService:
                     walk.truncated = True
                     continue
                 walk.nodes[other] = (found[other], depth)
-                if not is_redacted(found[other], trust):
+                if not trust.redacts(found[other].sensitivity):
                     nxt.append(other)
             self._keep(walk, edge, req.edge_limit)
         return nxt
@@ -121,4 +119,4 @@ class GraphService:
 
     @staticmethod
     def _view(row: RecordRow, trust: TrustContext, now: float) -> RecordView:
-        return redacted_view(row) if is_redacted(row, trust) else full_view(row, now)
+        return redacted_view(row) if trust.redacts(row.sensitivity) else full_view(row, now)

@@ -1,10 +1,11 @@
-"""Retrieval SQL: lexical candidates per backend, salience order, temporal neighbours.
+"""Retrieval SQL: lexical candidates per backend, light candidate rows, salience order,
+temporal neighbours.
 
 Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query terms:
 SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
 column (ts_rank_cd has no idf, so a name that occurs in every record would weigh as much
-as the one rare word that matters). Callers pass trust and filters as SQL clauses built by
-app.records.repository.filter_clauses, so retrieval and listing agree on visibility.
+as the one rare word that matters). Callers pass a RecordQuery; its clauses come from
+app.records.repository.query_clauses, so retrieval and listing agree on visibility.
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.salience.decay import current_salience
-from app.models import RecordRow
-from app.salience.repository import current_salience_sql, salience_of
-from app.retrieve.terms import fts5_match
+from app.db import dialect_of
 from app.enums import LAYER_ORDER
+from app.models import RecordRow
+from app.records.filters import RecordQuery
+from app.records.repository import query_clauses
+from app.salience.decay import current_salience
+from app.salience.repository import current_salience_sql
 
 K1 = 1.2
 B = 0.75
@@ -64,12 +67,13 @@ def layer_rank() -> ColumnElement[int]:
 
 
 def lexical(
-    session: Session, terms: Sequence[str], clauses: Sequence[ColumnElement[bool]], limit: int
+    session: Session, terms: Sequence[str], records: RecordQuery, limit: int
 ) -> dict[str, float]:
     """record id → BM25 score (higher is better) of the best `limit` matches."""
     if not terms:
         return {}
-    if session.get_bind().dialect.name == "sqlite":
+    clauses = query_clauses(records, dialect_of(session))
+    if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), clauses, limit)
     return _pg_bm25(session, list(terms), clauses, limit)
 
@@ -162,11 +166,16 @@ def _quote_lexeme(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+def fts5_match(terms: list[str]) -> str:
+    """An FTS5 MATCH expression: each term quoted (no operators leak in), OR-ed."""
+    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms if t.replace('"', ""))
+
+
 # -- rows --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Candidate:
+class RecordHeader:
     """What ranking needs of a record, without decoding its JSON columns."""
 
     id: str
@@ -177,17 +186,17 @@ class Candidate:
     salience: float  # current salience at the request's `now`
 
 
-def candidate_of(row: RecordRow, now: float) -> Candidate:
-    salience = salience_of(row, now)
-    return Candidate(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+def header_of(row: RecordRow, now: float) -> RecordHeader:
+    salience = row.salience_at(now)
+    return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
 
 
-def candidates(
-    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]], now: float
-) -> dict[str, Candidate]:
-    """The records among `ids` that pass the filters, as light ranking candidates."""
+def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[str, RecordHeader]:
+    """The records among `ids` that `records` admits, as light ranking candidates."""
     if not ids:
         return {}
+    clauses = query_clauses(records, dialect_of(session))
+    now = records.now
     r = RecordRow
     stmt = select(
         r.id,
@@ -202,30 +211,31 @@ def candidates(
         r.min_salience,
         r.pinned,
     ).where(r.id.in_(list(set(ids))), *clauses)
-    out: dict[str, Candidate] = {}
+    out: dict[str, RecordHeader] = {}
     for rid, typ, scope, sens, created, s0, t0, half, curve, floor, pinned in session.execute(stmt):
         salience = current_salience(
             s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
         )
-        out[rid] = Candidate(rid, typ, scope, sens, created, salience)
+        out[rid] = RecordHeader(rid, typ, scope, sens, created, salience)
     return out
 
 
 def load(
-    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]]
+    session: Session, ids: Sequence[str], records: RecordQuery | None = None
 ) -> dict[str, RecordRow]:
-    """The records among `ids` that pass the filters."""
+    """Full rows of the records among `ids` (that `records` admits, when given)."""
     if not ids:
         return {}
+    clauses = query_clauses(records, dialect_of(session)) if records is not None else []
     stmt = select(RecordRow).where(RecordRow.id.in_(list(set(ids))), *clauses)
     return {r.id: r for r in session.scalars(stmt)}
 
 
-def by_salience(
-    session: Session, clauses: Sequence[ColumnElement[bool]], now: float, limit: int
-) -> list[RecordRow]:
+def by_salience(session: Session, records: RecordQuery, limit: int) -> list[RecordRow]:
     """No query: current salience, then layer order, then newest."""
-    salience = current_salience_sql(session.get_bind().dialect.name, now)
+    dialect = dialect_of(session)
+    clauses = query_clauses(records, dialect)
+    salience = current_salience_sql(dialect, records.now)
     stmt = (
         select(RecordRow)
         .where(*clauses)
@@ -236,11 +246,12 @@ def by_salience(
 
 
 def temporal_neighbours(
-    session: Session, seeds: Sequence[Candidate], clauses: Sequence[ColumnElement[bool]]
+    session: Session, seeds: Sequence[RecordHeader], records: RecordQuery
 ) -> dict[str, list[str]]:
     """seed id → ids of the episodic records captured just before and just after it in the
     same scope (among those passing the filters). One statement for all scoped seeds (and
     one for unscoped ones): two correlated index lookups per seed."""
+    clauses = query_clauses(records, dialect_of(session))
     out: dict[str, list[str]] = {}
     scoped = [s.id for s in seeds if s.scope is not None]
     unscoped = [s.id for s in seeds if s.scope is None]

@@ -1,31 +1,23 @@
-"""Ranked retrieval, graph retrieval and the embedding backfill trigger."""
+"""Ranked retrieval and graph retrieval."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import Field
 from sqlalchemy.orm import Session
 
-from app.deps import Admin, AppState, ReadTrust, SessionDep, StateDep
-from app.embedding.backfill import requeue_in
-from app.embedding.runtime import active_embedder
-from app.errors import Conflict, error_responses
+from app.deps import ReadTrust, SessionDep, StateDep
+from app.errors import error_responses
 from app.retrieve.graph_service import GraphService
-from app.retrieve.service import RetrieveService
-from app.schema_base import OutModel
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
+from app.retrieve.service import RetrieveService
+from app.state import AppState
 
 router = APIRouter(tags=["retrieve"])
 ERRORS = error_responses(401, 403, 413, 422, 429)
 
 
-class BackfillOut(OutModel):
-    model: str
-    queued: int = Field(description="Records queued for the embedding worker.")
-
-
 def _service(state: AppState, session: Session) -> RetrieveService:
-    return RetrieveService(session, state.settings.ranking, active_embedder(state), state.db.tier)
+    return RetrieveService(session, state.settings.ranking, state.active_embedder(), state.db.tier)
 
 
 @router.post(
@@ -52,17 +44,3 @@ def retrieve_graph(
     body: GraphRequest, state: StateDep, session: SessionDep, trust: ReadTrust
 ) -> GraphResponse:
     return GraphService(_service(state, session)).neighbourhood(body, trust)
-
-
-@router.post(
-    "/v1/embeddings/backfill",
-    operation_id="backfillEmbeddings",
-    response_model=BackfillOut,
-    responses=error_responses(401, 403, 409, 422, 429),
-    summary="Admin: queue every record lacking a vector of the active model",
-)
-def backfill(state: StateDep, session: SessionDep, _admin: Admin) -> BackfillOut:
-    embedder = active_embedder(state)
-    if embedder is None:
-        raise Conflict("No embedding provider is active (provider 'none' or no pgvector).")
-    return BackfillOut(model=embedder.name, queued=requeue_in(session, embedder.name))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.schema_base import OutModel, Scope, ShortText, StrictModel, Tags, Text, Unit
 from app.enums import MemoryType, Sensitivity, Status
 from app.records.schemas import RecordView, RelationOut
+from app.schema_base import OutModel, Scope, ShortText, StrictModel, Tags, Text, Unit
 
 
 class TrustNarrowingIn(StrictModel):

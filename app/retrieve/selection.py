@@ -7,11 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from app import clock
+from app.enums import MemoryType
 from app.models import RecordRow
 from app.retrieve import selector
-from app.retrieve.terms import coverage
-from app.enums import MemoryType
 from app.retrieve.schemas import Selection, SelectionCandidate
+from app.retrieve.terms import coverage
 
 SELECTABLE = frozenset({MemoryType.competence.value, MemoryType.plan_graph.value})
 MAX_CANDIDATES = 10

@@ -12,26 +12,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
 from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
-from app.models import RecordRow, RelationRow
-from app.records.service import visibility
-from app.records.views import full_view, redacted_view
-from app.embedding import queue_repository as embedding_repo
 from app.entities import repository as entity_repo
-from app.relations import repository as relation_repo
-from app.retrieve import repository as search_repo
-from app.records.repository import RecordFilter, filter_clauses
-from app.retrieve.repository import Candidate
-from app.retrieve import ranking
-from app.retrieve.ranking import Components
-from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
-from app.retrieve.terms import name_candidates, query_terms
 from app.enums import MemoryType, Status
+from app.models import RecordRow, RelationRow
+from app.records.filters import RecordFilter, RecordQuery
+from app.records.views import full_view, redacted_view
+from app.relations import repository as relation_repo
+from app.retrieve import ranking
+from app.retrieve import repository as search_repo
+from app.retrieve import vector_repository as vector_repo
+from app.retrieve.ranking import Components
+from app.retrieve.repository import RecordHeader
 from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
@@ -40,7 +36,9 @@ from app.retrieve.schemas import (
     Selection,
     TrustNarrowingIn,
 )
-from app.security import TrustContext
+from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
+from app.retrieve.terms import name_candidates, query_terms
+from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
 DEFAULT_STATUSES = (Status.active.value, Status.contested.value)
@@ -63,15 +61,11 @@ def record_filter(req: RetrieveRequest) -> RecordFilter:
     )
 
 
-def redacted(candidate: Candidate | RecordRow, trust: TrustContext) -> bool:
-    return candidate.sensitivity > trust.ceiling_rank
-
-
 @dataclass
 class Ranked:
     """Candidates of one request, best first, with their score components."""
 
-    order: list[Candidate]
+    order: list[RecordHeader]
     components: dict[str, Components] = field(default_factory=dict)
     cosine: dict[str, float] = field(default_factory=dict)
     terms: list[str] = field(default_factory=list)
@@ -91,7 +85,6 @@ class RetrieveService:
         self.settings = ranking_settings
         self.embedder = embedder if tier is not Tier.postgres else None
         self.tier = tier
-        self.dialect = session.get_bind().dialect.name
 
     # -- public -------------------------------------------------------------------------
 
@@ -108,39 +101,34 @@ class RetrieveService:
             signals=ranked.signals,
         )
 
-    def clauses(
-        self, flt: RecordFilter, trust: TrustContext, now: float
-    ) -> list[ColumnElement[bool]]:
-        return filter_clauses(flt, visibility(trust), self.dialect, now)
-
     def rank(
         self, req: RetrieveRequest, trust: TrustContext, now: float, flt: RecordFilter
     ) -> Ranked:
-        clauses = self.clauses(flt, trust, now)
+        records = RecordQuery(flt, trust.listing(), now)
         if not (req.query and req.query.strip()):
-            rows = search_repo.by_salience(self.session, clauses, now, req.limit)
+            rows = search_repo.by_salience(self.session, records, req.limit)
             return Ranked(
-                order=[search_repo.candidate_of(r, now) for r in rows],
+                order=[search_repo.header_of(r, now) for r in rows],
                 signals=["salience"],
                 rows={r.id: r for r in rows},
             )
-        return self._rank_query(req, trust, now, clauses)
+        return self._rank_query(req, trust, records)
 
     def head(self, ranked: Ranked, n: int) -> list[RecordRow]:
         """Full rows of the best `n` candidates, in rank order."""
         wanted = [c.id for c in ranked.order[:n]]
         missing = [rid for rid in wanted if rid not in ranked.rows]
-        ranked.rows.update(search_repo.load(self.session, missing, []))
+        ranked.rows.update(search_repo.load(self.session, missing))
         return [ranked.rows[rid] for rid in wanted if rid in ranked.rows]
 
     def selection(self, ranked: Ranked, trust: TrustContext, now: float) -> Selection | None:
-        picks = [c.id for c in ranked.order if c.type in SELECTABLE and not redacted(c, trust)][
-            :MAX_CANDIDATES
-        ]
+        picks = [
+            c.id for c in ranked.order if c.type in SELECTABLE and not trust.redacts(c.sensitivity)
+        ][:MAX_CANDIDATES]
         if not picks:
             return None
         missing = [rid for rid in picks if rid not in ranked.rows]
-        ranked.rows.update(search_repo.load(self.session, missing, []))
+        ranked.rows.update(search_repo.load(self.session, missing))
         rows = [ranked.rows[rid] for rid in picks if rid in ranked.rows]
         threshold = self.settings.selector_threshold
         return selection_for(rows, ranked.terms, ranked.cosine, now, threshold)
@@ -156,12 +144,12 @@ class RetrieveService:
     ) -> list[RetrievedItem]:
         by_source: dict[str, list[RelationRow]] = defaultdict(list)
         if with_relations:
-            readable = [r.id for r in rows if not redacted(r, trust)]
+            readable = [r.id for r in rows if not trust.redacts(r.sensitivity)]
             for rel in relation_repo.outgoing(self.session, readable):
                 by_source[rel.source_id].append(rel)
         out: list[RetrievedItem] = []
         for row in rows:
-            if redacted(row, trust):
+            if trust.redacts(row.sensitivity):
                 # Metadata only: no payload and no scores that would hint at the content.
                 out.append(RetrievedItem(record=redacted_view(row), score=None, components=None))
                 continue
@@ -179,24 +167,20 @@ class RetrieveService:
     # -- ranking with a query ------------------------------------------------------------
 
     def _rank_query(
-        self,
-        req: RetrieveRequest,
-        trust: TrustContext,
-        now: float,
-        clauses: list[ColumnElement[bool]],
+        self, req: RetrieveRequest, trust: TrustContext, records: RecordQuery
     ) -> Ranked:
         query = req.query or ""
         pool = max(self.settings.candidate_pool, req.limit)
         terms = query_terms(query)
-        lexical = search_repo.lexical(self.session, terms, clauses, pool)
-        cosine = self._vector(query, clauses, pool, list(lexical))
+        lexical = search_repo.lexical(self.session, terms, records, pool)
+        cosine = self._vector(query, records, pool, list(lexical))
         entities = self._entities(query, req, trust)
         components = ranking.fuse(lexical, cosine, entities)
-        metas = search_repo.candidates(self.session, list(components), clauses, now)
+        metas = search_repo.headers(self.session, list(components), records)
         components = {rid: c for rid, c in components.items() if rid in metas}
         signals = ["lexical"] + (["vector"] if cosine is not None else [])
         signals += ["entity"] if any(c.entity for c in components.values()) else []
-        if req.expand_context and self._spread(components, metas, trust, clauses, now):
+        if req.expand_context and self._spread(components, metas, trust, records):
             signals.append("context")
         salience = {rid: m.salience for rid, m in metas.items()}
         ranking.finish(
@@ -215,7 +199,7 @@ class RetrieveService:
         )
 
     def _vector(
-        self, query: str, clauses: list[ColumnElement[bool]], pool: int, also: list[str]
+        self, query: str, records: RecordQuery, pool: int, also: list[str]
     ) -> dict[str, float] | None:
         if self.embedder is None:
             return None
@@ -224,7 +208,7 @@ class RetrieveService:
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
-        return embedding_repo.nearest(self.session, self.tier, vector, clauses, pool, also)
+        return vector_repo.nearest(self.session, self.tier, vector, records, pool, also)
 
     def _entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
         """Entity records whose canonical name or alias the query spells out."""
@@ -237,24 +221,23 @@ class RetrieveService:
     def _spread(
         self,
         components: dict[str, Components],
-        metas: dict[str, Candidate],
+        metas: dict[str, RecordHeader],
         trust: TrustContext,
-        clauses: list[ColumnElement[bool]],
-        now: float,
+        records: RecordQuery,
     ) -> bool:
         """Neighbouring episodes of the best readable episodic hits get a share."""
         eligible = [
             rid
             for rid, m in metas.items()
-            if m.type == MemoryType.episodic.value and not redacted(m, trust)
+            if m.type == MemoryType.episodic.value and not trust.redacts(m.sensitivity)
         ]
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near = search_repo.temporal_neighbours(self.session, [metas[s] for s in seeds], clauses)
+        near = search_repo.temporal_neighbours(self.session, [metas[s] for s in seeds], records)
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
-        metas.update(search_repo.candidates(self.session, missing, clauses, now))
+        metas.update(search_repo.headers(self.session, missing, records))
         for rid in missing:
             if rid not in metas:
                 del components[rid]

@@ -62,11 +62,6 @@ def name_candidates(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def fts5_match(terms: list[str]) -> str:
-    """An FTS5 MATCH expression: each term quoted (no operators leak in), OR-ed."""
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms if t.replace('"', ""))
-
-
 def coverage(terms: list[str], text: str) -> float:
     """Fraction of query terms present in `text` (with a light plural folding)."""
     if not terms:

@@ -6,7 +6,6 @@ from fastapi import APIRouter, status
 
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
-from app.revise.service import RevisionService
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -19,6 +18,7 @@ from app.revise.schemas import (
     SupersedeRequest,
     SupersedeResult,
 )
+from app.revise.service import RevisionService
 
 router = APIRouter(prefix="/v1/records", tags=["revision"])
 ERRORS = error_responses(401, 403, 404, 409, 413, 422, 429)

@@ -14,15 +14,16 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app import clock
+from app.audit import repository as audit_repo
+from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, NotFound, Unprocessable
 from app.models import RecordRow
-from app.records.policy import PolicyEngine
-from app.records.service import RecordService
-from app.audit import repository as audit_repo
-from app.sweep import repository as lifecycle_repo
 from app.records import repository as record_repo
+from app.records.payloads import Revision, SemanticPayload
+from app.records.policy import PolicyEngine
+from app.records.schemas import MemoryRecordOut, RecordCreate
+from app.records.service import RecordService
 from app.relations import repository as relation_repo
-from app.enums import MemoryType, Sensitivity
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -35,9 +36,7 @@ from app.revise.schemas import (
     SupersedeRequest,
     SupersedeResult,
 )
-from app.records.payloads import Revision, SemanticPayload
-from app.records.schemas import MemoryRecordOut, RecordCreate
-from app.security import TrustContext
+from app.trust import TrustContext
 
 FINAL_STATUSES = ("retracted", "superseded")
 
@@ -56,13 +55,13 @@ class RevisionService:
         spec = self._new_spec(req.new_record, [old], "new_record")
         spec = _with_revision(spec, old)
         now = clock.now()
-        lifecycle_repo.set_status(self.session, [old.id], "superseded", now)
+        record_repo.set_status(self.session, [old.id], "superseded", now)
         new = self.records.create(spec, trust)
         relation_repo.add_pair(self.session, new.id, "supersedes", old.id, now)
         if old.type == MemoryType.semantic.value:
             revision = {**old.payload.get("revision", {}), "superseded_by": new.id}
             payload = {**old.payload, "revision": revision}
-            lifecycle_repo.set_payload(self.session, old.id, payload, now)
+            record_repo.set_payload(self.session, old.id, payload, now)
         self._audit(old.id, "supersede", trust, now, req.rationale, superseded_by=new.id)
         self._audit(new.id, "supersede", trust, now, req.rationale, supersedes=old.id)
         old_out, new_out = self._views([old.id, new.id])
@@ -82,7 +81,7 @@ class RevisionService:
     def retract(self, record_id: str, req: RetractRequest, trust: TrustContext) -> RetractResult:
         row = self._lock_targets([record_id], trust)[0]
         now = clock.now()
-        lifecycle_repo.set_status(self.session, [row.id], "retracted", now)
+        record_repo.set_status(self.session, [row.id], "retracted", now)
         self._audit(row.id, "retract", trust, now, req.rationale, previous_status=row.status)
         return RetractResult(record=self._views([row.id])[0])
 
@@ -100,7 +99,7 @@ class RevisionService:
             self._audit(ref, "contest", trust, now, req.rationale, contests=target.id)
         else:
             relation_repo.add(self.session, target.id, "contested_by", ref, now)
-        lifecycle_repo.set_status(self.session, [target.id], "contested", now)
+        record_repo.set_status(self.session, [target.id], "contested", now)
         self._audit(
             target.id,
             "contest",
@@ -119,7 +118,7 @@ class RevisionService:
         spec = self._new_spec(req.merged_record, sources, "merged_record")
         now = clock.now()
         ids = [s.id for s in sources]
-        lifecycle_repo.set_status(self.session, ids, "superseded", now)
+        record_repo.set_status(self.session, ids, "superseded", now)
         merged = self.records.create(spec, trust)
         for source_id in ids:
             relation_repo.add_pair(self.session, merged.id, "derived_from", source_id, now)
@@ -185,7 +184,7 @@ class RevisionService:
         self.session.flush()  # pending relations must be visible to the view's query
         out = []
         for record_id in ids:
-            row = lifecycle_repo.reload(self.session, record_id)
+            row = record_repo.reload(self.session, record_id)
             if row is None:
                 raise NotFound(f"No record {record_id!r}.")
             out.append(self.records.view(row))

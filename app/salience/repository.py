@@ -1,27 +1,18 @@
-"""The decay formula of app.salience.decay as a SQL expression, per dialect."""
+"""Salience in SQL: the decay formula of app.salience.decay as an expression per
+dialect, and the atomic single-statement updates of reinforce, penalize and pin (no
+lost update under concurrency: each computes the new value from the stored row)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Float, and_, case, func, literal
+from sqlalchemy import Double, Float, and_, case, func, literal, update
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.salience.decay import LN2, LN_SMALLEST, current_salience
+from app.db import dialect_of
 from app.models import RecordRow
-
-
-def salience_of(row: RecordRow, now: float) -> float:
-    """Current salience of a loaded row (the Python twin of `current_salience_sql`)."""
-    return current_salience(
-        row.salience_base,
-        row.salience_t0,
-        now,
-        half_life_s=row.half_life_s,
-        curve=row.decay_curve,
-        min_salience=row.min_salience,
-        pinned=row.pinned,
-    )
+from app.salience.decay import LN2, LN_SMALLEST
 
 
 def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
@@ -50,3 +41,49 @@ def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> Co
     )
     floored = greatest(dialect, decayed, table.min_salience)
     return case((table.pinned.is_(True), table.salience_base), else_=floored)
+
+
+def _salience_update(session: Session, record_id: str, new_base: Any, now: float) -> float | None:
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id == record_id)
+        .values(salience_base=new_base, salience_t0=now, updated_at=now)
+        .returning(RecordRow.salience_base)
+        .execution_options(synchronize_session=False)
+    )
+    value = session.execute(stmt).scalar_one_or_none()
+    return None if value is None else float(value)
+
+
+def reinforce(session: Session, record_id: str, now: float) -> float | None:
+    """salience ← min(1, current + gain), clock reset. The row lock the UPDATE takes makes
+    concurrent reinforcements queue and each see the previous one's result."""
+    dialect = dialect_of(session)
+    current = current_salience_sql(dialect, now)
+    new_base = least(dialect, current + RecordRow.reinforcement_gain, 1.0)
+    return _salience_update(session, record_id, new_base, now)
+
+
+def penalize(session: Session, record_id: str, amount: float, now: float) -> float | None:
+    """salience ← max(min_salience, current − amount, 0), clock reset."""
+    dialect = dialect_of(session)
+    current = current_salience_sql(dialect, now)
+    lowered = greatest(dialect, current - literal(amount, Double), 0.0)
+    new_base = greatest(dialect, lowered, RecordRow.min_salience)
+    return _salience_update(session, record_id, new_base, now)
+
+
+def set_pinned(session: Session, record_id: str, pinned: bool, now: float) -> bool:
+    """Pin freezes the current salience (s0 ← current); unpin restarts decay from now.
+    Returns False when the record was already in that state."""
+    values: dict[str, Any] = {"pinned": pinned, "salience_t0": now, "updated_at": now}
+    if pinned:
+        values["salience_base"] = current_salience_sql(dialect_of(session), now)
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id == record_id, RecordRow.pinned.is_(not pinned))
+        .values(**values)
+        .returning(RecordRow.id)
+        .execution_options(synchronize_session=False)
+    )
+    return session.execute(stmt).first() is not None

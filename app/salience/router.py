@@ -1,17 +1,14 @@
-"""Salience and lifecycle of one record: reinforce, penalize, pin, unpin, delete."""
+"""Salience of one record: reinforce, penalize, pin, unpin."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
-from app.salience.service import LifecycleService
-from app.schema_base import MAX_STRING
-from app.revise.schemas import PenalizeRequest, PinRequest, RecordDeleted, ReinforceRequest
 from app.records.schemas import MemoryRecordOut
+from app.salience.schemas import PenalizeRequest, PinRequest, ReinforceRequest
+from app.salience.service import SalienceService
 
 router = APIRouter(prefix="/v1/records", tags=["lifecycle"])
 ERRORS = error_responses(401, 403, 404, 422, 429)
@@ -32,7 +29,7 @@ def reinforce(
     body: ReinforceRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return LifecycleService(session, state.policy).reinforce(record_id, trust, rationale)
+    return SalienceService(session, state.policy).reinforce(record_id, trust, rationale)
 
 
 @router.post(
@@ -45,7 +42,7 @@ def reinforce(
 def penalize(
     record_id: str, body: PenalizeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> MemoryRecordOut:
-    service = LifecycleService(session, state.policy)
+    service = SalienceService(session, state.policy)
     return service.penalize(record_id, trust, body.amount, body.rationale)
 
 
@@ -64,7 +61,7 @@ def pin(
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return LifecycleService(session, state.policy).set_pinned(record_id, trust, True, rationale)
+    return SalienceService(session, state.policy).set_pinned(record_id, trust, True, rationale)
 
 
 @router.post(
@@ -82,21 +79,4 @@ def unpin(
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return LifecycleService(session, state.policy).set_pinned(record_id, trust, False, rationale)
-
-
-@router.delete(
-    "/{record_id}",
-    operation_id="deleteRecord",
-    response_model=RecordDeleted,
-    responses=error_responses(401, 403, 404, 409, 422, 429),
-    summary="Delete a record (refused with 409 when its deletion policy is 'never')",
-)
-def delete_record(
-    record_id: str,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    rationale: Annotated[str | None, Query(max_length=MAX_STRING)] = None,
-) -> RecordDeleted:
-    return LifecycleService(session, state.policy).delete(record_id, trust, rationale)
+    return SalienceService(session, state.policy).set_pinned(record_id, trust, False, rationale)

@@ -4,13 +4,10 @@ ctid block ranges) so every batch reads neighbouring rows and no batch needs an 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
     Double,
     and_,
     case,
@@ -26,9 +23,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement, TextClause
 
+from app.db import dialect_of
+from app.models import AuditRow, RecordRow
 from app.salience.decay import PRUNE_THRESHOLD
-from app.models import AuditRow, RecordRow, RelationRow, TagRow
-from app.salience.repository import current_salience_sql, greatest, least
+from app.salience.repository import current_salience_sql
 
 # Upper bound of the last slice: past any rowid / block number, so rows that moved to the
 # end of the table while the sweep ran are still visited.
@@ -37,104 +35,7 @@ _PG_END_BLOCK = 2**32 - 1
 _NOT_PRUNABLE_STATUSES = ("retracted", "superseded")
 
 
-def _dialect(session: Session) -> str:
-    return session.get_bind().dialect.name
-
-
-def reload(session: Session, record_id: str) -> RecordRow | None:
-    """The row as stored now (after Core UPDATEs the identity map may be stale)."""
-    stmt = (
-        select(RecordRow).where(RecordRow.id == record_id).execution_options(populate_existing=True)
-    )
-    return session.scalars(stmt).one_or_none()
-
-
 # -- single-record updates (one statement each: no lost update under concurrency) ---------
-
-
-def _salience_update(session: Session, record_id: str, new_base: Any, now: float) -> float | None:
-    stmt = (
-        update(RecordRow)
-        .where(RecordRow.id == record_id)
-        .values(salience_base=new_base, salience_t0=now, updated_at=now)
-        .returning(RecordRow.salience_base)
-        .execution_options(synchronize_session=False)
-    )
-    value = session.execute(stmt).scalar_one_or_none()
-    return None if value is None else float(value)
-
-
-def reinforce(session: Session, record_id: str, now: float) -> float | None:
-    """salience ← min(1, current + gain), clock reset. The row lock the UPDATE takes makes
-    concurrent reinforcements queue and each see the previous one's result."""
-    dialect = _dialect(session)
-    current = current_salience_sql(dialect, now)
-    new_base = least(dialect, current + RecordRow.reinforcement_gain, 1.0)
-    return _salience_update(session, record_id, new_base, now)
-
-
-def penalize(session: Session, record_id: str, amount: float, now: float) -> float | None:
-    """salience ← max(min_salience, current − amount, 0), clock reset."""
-    dialect = _dialect(session)
-    current = current_salience_sql(dialect, now)
-    lowered = greatest(dialect, current - literal(amount, Double), 0.0)
-    new_base = greatest(dialect, lowered, RecordRow.min_salience)
-    return _salience_update(session, record_id, new_base, now)
-
-
-def set_pinned(session: Session, record_id: str, pinned: bool, now: float) -> bool:
-    """Pin freezes the current salience (s0 ← current); unpin restarts decay from now.
-    Returns False when the record was already in that state."""
-    values: dict[str, Any] = {"pinned": pinned, "salience_t0": now, "updated_at": now}
-    if pinned:
-        values["salience_base"] = current_salience_sql(_dialect(session), now)
-    stmt = (
-        update(RecordRow)
-        .where(RecordRow.id == record_id, RecordRow.pinned.is_(not pinned))
-        .values(**values)
-        .returning(RecordRow.id)
-        .execution_options(synchronize_session=False)
-    )
-    return session.execute(stmt).first() is not None
-
-
-def set_status(session: Session, ids: Sequence[str], status: str, now: float) -> None:
-    stmt = (
-        update(RecordRow)
-        .where(RecordRow.id.in_(list(ids)))
-        .values(status=status, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    session.execute(stmt)
-
-
-def set_payload(session: Session, record_id: str, payload: dict[str, Any], now: float) -> None:
-    stmt = (
-        update(RecordRow)
-        .where(RecordRow.id == record_id)
-        .values(payload=payload, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    session.execute(stmt)
-
-
-def bulk_insert(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert many record rows at once (bulk loads and benchmarks): no tags, provenance
-    rows or audit entries. PostgreSQL gets COPY, SQLite one executemany."""
-    if not rows:
-        return
-    if _dialect(session) != "postgresql":
-        session.execute(insert(RecordRow), list(rows))
-        return
-    columns = [c.name for c in RecordRow.__table__.columns]
-    json_columns = {c.name for c in RecordRow.__table__.columns if isinstance(c.type, JSON)}
-    raw = session.connection().connection.driver_connection
-    assert raw is not None
-    with raw.cursor().copy(f"COPY records ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(
-                [json.dumps(row.get(c)) if c in json_columns else row.get(c) for c in columns]
-            )
 
 
 # -- sweep and prune ---------------------------------------------------------------------
@@ -150,7 +51,7 @@ class Slice:
 
 def slices(session: Session, batch_size: int) -> list[Slice]:
     """Cut the table into ranges of about `batch_size` rows."""
-    if _dialect(session) == "sqlite":
+    if dialect_of(session) == "sqlite":
         lo, hi = session.execute(text("SELECT min(rowid), max(rowid) FROM records")).one()
         if lo is None:
             return []
@@ -201,7 +102,7 @@ def prunable(dialect: str, now: float) -> ColumnElement[bool]:
 def sweep_slice(session: Session, part: Slice, now: float, tolerance: float) -> int:
     """Write the current salience into salience_swept where it moved by more than
     `tolerance` (the column is informative; reads always recompute)."""
-    dialect = _dialect(session)
+    dialect = dialect_of(session)
     current = current_salience_sql(dialect, now)
     stmt = (
         update(RecordRow)
@@ -219,7 +120,7 @@ PRUNE_RATIONALE = "salience below the prune threshold or past max_age"
 def prune_slice(session: Session, part: Slice, now: float, actor: str) -> int:
     """Delete prunable rows of the slice, leaving one audit tombstone per row (written
     set-based in the same transaction). Incoming edges stay: they now point at a tombstone."""
-    dialect = _dialect(session)
+    dialect = dialect_of(session)
     where = and_(_in_slice(dialect, part), prunable(dialect, now))
     salience = current_salience_sql(dialect, now)
     reason = case((_expired(now), "max_age"), else_="salience")
@@ -313,43 +214,11 @@ def _audit_constants(now: float, actor: str) -> list[ColumnElement[Any]]:
 # -- consolidation (episodic compression) --------------------------------------------------
 
 
-def uncompressed_episodes(
-    session: Session, *, before: float, compressed_tag: str, limit: int
-) -> list[RecordRow]:
-    """Active episodic records created before `before` that are neither compressed
-    records themselves nor already sources of one (a `derives` edge to a record tagged
-    `compressed_tag`)."""
-    compressed_ids = select(TagRow.record_id).where(TagRow.tag == compressed_tag)
-    already = (
-        select(RelationRow.id)
-        .join(TagRow, TagRow.record_id == RelationRow.target_id)
-        .where(
-            RelationRow.source_id == RecordRow.id,
-            RelationRow.predicate == "derives",
-            TagRow.tag == compressed_tag,
-        )
-        .exists()
-    )
-    stmt = (
-        select(RecordRow)
-        .where(
-            RecordRow.type == "episodic",
-            RecordRow.status == "active",
-            RecordRow.created_at < before,
-            RecordRow.id.not_in(compressed_ids),
-            ~already,
-        )
-        .order_by(RecordRow.scope, RecordRow.created_at, RecordRow.id)
-        .limit(limit)
-    )
-    return list(session.scalars(stmt))
-
-
 def refresh_planner_stats(session: Session) -> None:
     """SQLite has no autovacuum/autoanalyze: without statistics its planner prefers the
     status index over the primary key for `id IN (…) AND status IN (…)` (10× slower at
     100k records). A bounded ANALYZE keeps this cheap on any size. PostgreSQL analyzes
     on its own."""
-    if _dialect(session) == "sqlite":
+    if dialect_of(session) == "sqlite":
         session.execute(text("PRAGMA analysis_limit=1000"))
         session.execute(text("ANALYZE"))

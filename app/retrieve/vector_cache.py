@@ -1,0 +1,164 @@
+"""SQLite vector search: exact cosine over a per-process matrix of unit vectors, loaded
+from record_embeddings incrementally (new rowids appended; rebuilt when rows were deleted
+or replaced)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.models import RecordRow
+
+
+@dataclass
+class _Matrix:
+    """Unit vectors of one database, rows appended in record_embeddings rowid order."""
+
+    count: int = 0  # rows of record_embeddings seen (the change signature with max_rowid)
+    max_rowid: int = 0
+    ids: list[str] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)
+    buffer: np.ndarray | None = None  # capacity doubles; rows [0, len(ids)) are live
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reset(self) -> None:
+        self.count, self.max_rowid = 0, 0
+        self.ids, self.position, self.buffer = [], {}, None
+
+    def append(self, rid: str, vector: np.ndarray) -> None:
+        n = len(self.ids)
+        if self.buffer is None:
+            self.buffer = np.empty((1024, vector.shape[0]), dtype=np.float32)
+        if vector.shape[0] != self.buffer.shape[1]:
+            return  # a vector of another dimension cannot be compared: leave it out
+        if n == self.buffer.shape[0]:
+            grown = np.empty((2 * n, self.buffer.shape[1]), dtype=np.float32)
+            grown[:n] = self.buffer
+            self.buffer = grown
+        self.buffer[n] = vector
+        self.position[rid] = n
+        self.ids.append(rid)
+
+    def snapshot(self) -> tuple[np.ndarray | None, list[str], dict[str, int]]:
+        """A consistent view: later appends write past it or into a new buffer."""
+        n = len(self.ids)
+        view = self.buffer[:n] if self.buffer is not None else None
+        return view, self.ids[:n], self.position
+
+
+_caches: weakref.WeakKeyDictionary[Engine, _Matrix] = weakref.WeakKeyDictionary()
+
+
+_caches_lock = threading.Lock()
+
+
+def _cache_for(session: Session) -> _Matrix:
+    engine = session.get_bind().engine
+    with _caches_lock:
+        cache = _caches.get(engine)
+        if cache is None:
+            cache = _caches[engine] = _Matrix()
+        return cache
+
+
+def _refresh(session: Session, cache: _Matrix) -> None:
+    """Load rows added since the last look; rebuild when any row disappeared."""
+    count, max_rowid = session.execute(
+        text("SELECT count(*), coalesce(max(rowid), 0) FROM record_embeddings")
+    ).one()
+    if count == cache.count and max_rowid == cache.max_rowid:
+        return
+    new = session.execute(
+        text(
+            "SELECT rowid, record_id, vector FROM record_embeddings "
+            "WHERE rowid > :after ORDER BY rowid"
+        ),
+        {"after": cache.max_rowid},
+    ).all()
+    if cache.count + len(new) != count:  # rows were deleted or replaced: start over
+        cache.reset()
+        _refresh(session, cache)
+        return
+    for rowid, rid, blob in new:
+        if blob is not None:
+            cache.append(rid, np.frombuffer(blob, dtype=np.float32))
+        cache.max_rowid = max(cache.max_rowid, int(rowid))
+    cache.count = count
+
+
+def _passing(
+    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]]
+) -> set[str]:
+    """Which of `ids` pass the filters. A literal IN list lets SQLite look the ids up by
+    primary key (an IN over json_each made it scan an index on status instead)."""
+    if not ids:
+        return set()
+    stmt = select(RecordRow.id).where(RecordRow.id.in_(list(ids)), *clauses)
+    return set(session.scalars(stmt))
+
+
+def sqlite_nearest(
+    session: Session,
+    q: np.ndarray,
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+    also: Sequence[str],
+) -> dict[str, float]:
+    cache = _cache_for(session)
+    with cache.lock:
+        _refresh(session, cache)
+        matrix, ids, position = cache.snapshot()
+    if matrix is None or matrix.shape[1] != q.shape[0]:
+        return {}
+    n = len(ids)
+    # A selective filter (a scope, some tags) names few records: score just those.
+    # Otherwise score everything and check the best rows against the filter.
+    small = 32 * limit
+    allowed = list(session.scalars(select(RecordRow.id).where(*clauses).limit(small + 1)))
+    if len(allowed) <= small:
+        rows = np.fromiter(
+            (p for p in (position.get(rid, n) for rid in allowed) if p < n), dtype=np.int64
+        )
+        chosen = _best(rows, matrix[rows] @ q, limit)
+    else:
+        chosen = _best_passing(session, matrix @ q, ids, clauses, limit)
+    out = {ids[i]: s for i, s in chosen}
+    for rid in also:
+        at = position.get(rid, n)  # rows appended after the snapshot are not in it
+        if rid not in out and at < n:
+            out[rid] = float(matrix[at] @ q)
+    return out
+
+
+def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(row, similarity) of the k most similar, best first."""
+    if len(rows) > k:
+        keep = np.argpartition(-sims, k - 1)[:k]
+        rows, sims = rows[keep], sims[keep]
+    order = np.argsort(-sims, kind="stable")
+    return [(int(rows[i]), float(sims[i])) for i in order]
+
+
+def _best_passing(
+    session: Session,
+    sims: np.ndarray,
+    ids: list[str],
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """Widen a window over the best rows until `limit` of them pass the filters."""
+    every = np.arange(len(ids))
+    for window in (4 * limit, 32 * limit, len(ids)):
+        top = _best(every, sims, window)
+        ok = _passing(session, [ids[i] for i, _ in top], clauses)
+        passed = [(i, s) for i, s in top if ids[i] in ok]
+        if len(passed) >= limit or window >= len(ids):
+            return passed[:limit]
+    return []  # pragma: no cover - the last window covers every row

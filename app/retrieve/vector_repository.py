@@ -1,0 +1,75 @@
+"""Nearest-neighbour search over stored vectors, per tier.
+
+PostgreSQL + pgvector uses the HNSW cosine index, falling back to an exact scan when
+filters leave too few hits; SQLite scans exactly over an in-process matrix
+(app/retrieve/vector_cache.py). Tier 2 has no vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.db import Tier, dialect_of
+from app.embedding.unit import unit_vector
+from app.models import RecordRow, pg_embeddings
+from app.records.filters import RecordQuery
+from app.records.repository import query_clauses
+from app.retrieve.vector_cache import sqlite_nearest
+
+MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+
+
+def nearest(
+    session: Session,
+    tier: Tier,
+    query: Sequence[float],
+    records: RecordQuery,
+    limit: int,
+    also: Sequence[str] = (),
+) -> dict[str, float]:
+    """record id → cosine similarity: the `limit` nearest records `records` admits, plus
+    the records in `also` that have a vector (so every candidate can be scored)."""
+    q = unit_vector(query)
+    clauses = query_clauses(records, dialect_of(session))
+    if tier is Tier.pgvector:
+        found = _pg_nearest(session, q, clauses, limit)
+        missing = [rid for rid in also if rid not in found]
+        return {**found, **_pg_similarities(session, q, missing)}
+    if tier is Tier.sqlite:
+        return sqlite_nearest(session, q, clauses, limit, also)
+    return {}  # tier 2: no vectors
+
+
+def _pg_nearest(
+    session: Session, q: np.ndarray, clauses: Sequence[ColumnElement[bool]], limit: int
+) -> dict[str, float]:
+    distance = pg_embeddings.c.embedding.cosine_distance(q)
+    base = (
+        select(pg_embeddings.c.record_id, distance)
+        .join(RecordRow, RecordRow.id == pg_embeddings.c.record_id)
+        .where(pg_embeddings.c.embedding.is_not(None), *clauses)
+        .limit(limit)
+    )
+    ef = min(MAX_EF_SEARCH, max(40, 2 * limit))
+    session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
+    rows = list(session.execute(base.order_by(distance)))
+    if len(rows) < limit:
+        # HNSW returns at most ef_search rows before filters apply; selective filters
+        # (one scope, some tags) leave few: rank the filtered rows exactly instead.
+        # `+ 0` keeps the planner from using the index for this ordering.
+        rows = list(session.execute(base.order_by(distance + 0.0)))
+    return {rid: 1.0 - float(d) for rid, d in rows}
+
+
+def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+    if not ids:
+        return {}
+    distance = pg_embeddings.c.embedding.cosine_distance(q)
+    stmt = select(pg_embeddings.c.record_id, distance).where(
+        pg_embeddings.c.record_id.in_(list(ids)), pg_embeddings.c.embedding.is_not(None)
+    )
+    return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}

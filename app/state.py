@@ -1,0 +1,44 @@
+"""What one running service holds: settings, the database, keys, policy, and the
+background parts the lifespan starts (embedding runtime, job scheduler)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from app.config import Settings
+from app.db import Database
+from app.embedding.providers import Embedder
+from app.embedding.runtime import EmbeddingRuntime
+from app.embedding.schemas import EmbeddingStatus
+from app.records.policy import PolicyEngine
+from app.security import KeyStore
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    db: Database
+    keys: KeyStore
+    policy: PolicyEngine
+    embedding: EmbeddingRuntime | None = None  # set while the lifespan runs
+    scheduler: BackgroundScheduler | None = None  # None when the scheduler is disabled
+
+    @classmethod
+    def build(cls, settings: Settings) -> AppState:
+        return cls(
+            settings=settings,
+            db=Database(settings.database_url),
+            keys=KeyStore(settings),
+            policy=PolicyEngine(settings),
+        )
+
+    def active_embedder(self) -> Embedder | None:
+        return self.embedding.active_embedder if self.embedding is not None else None
+
+    def embedding_status(self) -> EmbeddingStatus:
+        if self.embedding is None:
+            provider = self.settings.embedding.provider
+            return EmbeddingStatus(provider=provider, model=None, pending=0)
+        return self.embedding.status()
