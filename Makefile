@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: serve test install install-dev migrate lint typecheck check bench-locomo bench-lifecycle clean
+.PHONY: serve test install install-dev migrate lint check bench-locomo bench-lifecycle clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,9 +33,11 @@ serve: migrate
 test: install-dev
 	$(BIN)/python -m pytest
 
+# ruff (lint + format check) and mypy --strict over everything that is Python here.
 lint: install-dev
 	$(BIN)/ruff check .
-	$(BIN)/mypy app bench
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy app bench tests
 
 check: lint test
 

@@ -68,7 +68,6 @@ class EmbeddingSettings(BaseModel):
 class RankingSettings(BaseModel):
     relevance_weight: float = Field(default=0.7, ge=0.0, le=1.0)
     salience_weight: float = Field(default=0.3, ge=0.0, le=1.0)
-    rrf_k: int = Field(default=60, ge=1)
     candidate_pool: int = Field(default=200, ge=10, le=5000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
 
@@ -92,13 +91,6 @@ class RateLimitSettings(BaseModel):
     burst: int = Field(default=200, ge=1)
 
 
-class LLMSettings(BaseModel):
-    base_url: str = ""
-    api_key: str = ""
-    model: str = "gpt-4o-mini"
-    timeout_s: float = Field(default=60.0, gt=0)
-
-
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMBRANE_",
@@ -119,7 +111,6 @@ class Settings(BaseSettings):
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @property
     def open_mode(self) -> bool:

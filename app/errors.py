@@ -61,18 +61,6 @@ class Unprocessable(DomainError):
     status, slug, title = 422, "unprocessable", "Unprocessable content"
 
 
-class PayloadTooLarge(DomainError):
-    status, slug, title = 413, "payload-too-large", "Payload too large"
-
-
-class TooManyRequests(DomainError):
-    status, slug, title = 429, "rate-limited", "Too many requests"
-
-
-class ServiceUnavailable(DomainError):
-    status, slug, title = 503, "unavailable", "Service unavailable"
-
-
 _TITLES = {
     400: "Bad request",
     401: "Unauthorized",

@@ -30,6 +30,9 @@ from app.security import hash_key
 from app.state import AppState
 
 STORES = ["sqlite", "postgres"]
+# Under CI (CI set and not "false"/"0") nothing may skip: a missing pgserver, embedder or
+# plain PostgreSQL must fail the run instead of leaving the suites silently unrun.
+STRICT = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 PLAIN_PG_URL = os.environ.get(
     "MEMBRANE_TEST_PLAIN_PG", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -206,3 +209,13 @@ def db(db_url: str) -> Iterator[Database]:
     database = Database(db_url)
     yield database
     database.dispose()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if STRICT and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, which must run every suite: {reason}"

@@ -19,9 +19,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import Database
-from app.embedding.backfill import requeue_missing
-from app.embedding.pinning import EmbeddingModelMismatch, check_or_pin, repin
 from app.embedding.providers import EmbeddingError, OpenAIEmbedder
+from app.embedding.service import EmbeddingModelMismatch, check_or_pin, repin, requeue_missing
 from app.embedding.worker import embed_pending
 from app.models import EmbeddingRow, RecordRow, SystemMetaRow
 from app.records import repository as record_repo

@@ -10,33 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sqlalchemy.orm import Session
-
 from app.config import get_settings
 from app.db import Database
-from app.embedding import meta_repository as meta_repo
-from app.embedding import queue_repository as repo
-from app.embedding.pinning import MODEL_KEY, repin
-from app.embedding.providers import Embedder
-from app.embedding.schemas import BackfillOut
-from app.errors import Conflict
-
-
-def requeue_for(session: Session, embedder: Embedder | None) -> BackfillOut:
-    """Queue records lacking a vector of the active provider's model, inside the
-    caller's unit of work; 409 when no provider is active."""
-    if embedder is None:
-        raise Conflict("No embedding provider is active (provider 'none' or no pgvector).")
-    return BackfillOut(model=embedder.name, queued=repo.requeue_missing(session, embedder.name))
-
-
-def requeue_missing(db: Database, model: str | None = None) -> int:
-    """Queue records lacking a vector of `model` (default: the pinned one)."""
-    with db.transaction() as session:
-        target = model or meta_repo.get_meta(session, [MODEL_KEY]).get(MODEL_KEY)
-        if target is None:
-            return 0  # nothing pinned yet: every record is still pending
-        return repo.requeue_missing(session, target)
+from app.embedding.service import repin, requeue_missing
 
 
 def main(argv: list[str] | None = None) -> int:

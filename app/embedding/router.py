@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.deps import Admin, SessionDep, StateDep
-from app.embedding.backfill import requeue_for
 from app.embedding.schemas import BackfillOut
+from app.embedding.service import requeue_for
 from app.errors import error_responses
 
 # Tagged with retrieval, whose vectors it serves.

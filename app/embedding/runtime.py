@@ -12,7 +12,6 @@ import logging
 from app.config import EmbeddingSettings
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
-from app.embedding.pinning import check_or_pin
 from app.embedding.providers import (
     Embedder,
     LocalEmbedder,
@@ -22,6 +21,7 @@ from app.embedding.providers import (
     is_active,
 )
 from app.embedding.schemas import EmbeddingStatus
+from app.embedding.service import check_or_pin
 from app.embedding.worker import EmbeddingWorker
 
 log = logging.getLogger("membrane.embedding")

@@ -20,7 +20,7 @@ from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
-from app.records.policy import PolicyEngine
+from app.records.policy import PolicyEngine, ResolvedPolicy
 from app.records.schemas import (
     AuditPage,
     MemoryRecordOut,
@@ -77,53 +77,14 @@ class RecordService:
         check_write_target(trust, spec.scope, pol.sensitivity)
         self._check_relation_targets(spec, trust)
         now = clock.now()
-        payload = payload_dict(spec.payload)
-        provenance = spec.provenance.model_dump(mode="json", exclude_none=True)
-        provenance.setdefault("created_by", trust.actor_id)  # None was dropped above
-        row = RecordRow(
-            id=str(uuid.uuid4()),
-            type=memory_type.value,
-            status="active",
-            sensitivity=pol.sensitivity.rank,
-            confidence=pol.confidence,
-            scope=spec.scope,
-            tags=list(spec.tags),
-            created_at=now,
-            updated_at=now,
-            salience_base=pol.salience,
-            salience_t0=now,
-            salience_swept=pol.salience,
-            decay_curve=pol.curve,
-            half_life_s=pol.half_life_s,
-            min_salience=pol.min_salience,
-            max_age_s=pol.max_age_s,
-            reinforcement_gain=pol.reinforcement_gain,
-            pinned=pol.pinned,
-            deletion_policy=pol.deletion_policy.value,
-            created_by=trust.actor_id,
-            provenance=provenance,
-            interpretation=spec.interpretation,
-            payload=payload,
-            search_text=searchable_text(memory_type.value, payload),
-            embedding_status="pending",
-        )
-        sources = [
-            ProvenanceRow(
-                kind=s.kind,
-                ref=s.ref,
-                hash=s.hash,
-                created_by=s.created_by,
-                timestamp=clock.to_epoch(s.timestamp) if s.timestamp else None,
-            )
-            for s in spec.provenance.sources
-        ]
-        record_repo.add(self.session, row, sources)
+        row = _new_row(spec, pol, trust.actor_id, now)
+        record_repo.add(self.session, row, _provenance_rows(spec))
         for rel in spec.relations:
             relation_repo.add_pair(
                 self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
             )
         if memory_type is MemoryType.entity:
-            names = [payload["canonical_name"], *payload.get("aliases", [])]
+            names = [row.payload["canonical_name"], *row.payload.get("aliases", [])]
             entity_repo.add_terms(self.session, row.id, row.scope, names)
         audit_repo.append(
             self.session,
@@ -262,3 +223,51 @@ def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
         "created_by": row.created_by,
         "salience": row.salience_at(now),
     }
+
+
+def _new_row(spec: RecordCreate, pol: ResolvedPolicy, actor_id: str, now: float) -> RecordRow:
+    """The records row of a new record: policy applied, decay clock started, queued for
+    embedding."""
+    payload = payload_dict(spec.payload)
+    provenance = spec.provenance.model_dump(mode="json", exclude_none=True)
+    provenance.setdefault("created_by", actor_id)  # None was dropped above
+    return RecordRow(
+        id=str(uuid.uuid4()),
+        type=spec.memory_type.value,
+        status="active",
+        sensitivity=pol.sensitivity.rank,
+        confidence=pol.confidence,
+        scope=spec.scope,
+        tags=list(spec.tags),
+        created_at=now,
+        updated_at=now,
+        salience_base=pol.salience,
+        salience_t0=now,
+        salience_swept=pol.salience,
+        decay_curve=pol.curve,
+        half_life_s=pol.half_life_s,
+        min_salience=pol.min_salience,
+        max_age_s=pol.max_age_s,
+        reinforcement_gain=pol.reinforcement_gain,
+        pinned=pol.pinned,
+        deletion_policy=pol.deletion_policy.value,
+        created_by=actor_id,
+        provenance=provenance,
+        interpretation=spec.interpretation,
+        payload=payload,
+        search_text=searchable_text(spec.memory_type.value, payload),
+        embedding_status="pending",
+    )
+
+
+def _provenance_rows(spec: RecordCreate) -> list[ProvenanceRow]:
+    return [
+        ProvenanceRow(
+            kind=s.kind,
+            ref=s.ref,
+            hash=s.hash,
+            created_by=s.created_by,
+            timestamp=clock.to_epoch(s.timestamp) if s.timestamp else None,
+        )
+        for s in spec.provenance.sources
+    ]

@@ -25,8 +25,8 @@ def selection_for(
     threshold: float,
 ) -> Selection:
     """Judge readable competence / plan graph records (best-ranked first)."""
-    candidates = [_candidate(row, terms, cosine.get(row.id)) for row in rows]
-    picked = selector.select(candidates, now, threshold)
+    options = [_option(row, terms, cosine.get(row.id)) for row in rows]
+    picked = selector.select(options, now, threshold)
     return Selection(
         selected_id=picked.selected.record_id if picked.selected else None,
         confidence=picked.confidence,
@@ -47,7 +47,7 @@ def selection_for(
     )
 
 
-def _candidate(row: RecordRow, terms: list[str], cosine: float | None) -> selector.Candidate:
+def _option(row: RecordRow, terms: list[str], cosine: float | None) -> selector.Option:
     """Applicability: the larger of query-term coverage and cosine similarity (absolute
     measures, unlike the per-request scaled relevance); 0 without a query."""
     applicability = max(coverage(terms, row.search_text), max(cosine or 0.0, 0.0))
@@ -65,7 +65,7 @@ def _candidate(row: RecordRow, terms: list[str], cosine: float | None) -> select
         failures = int(stats.get("failure_count") or max(0, executions - successes))
         last = stats.get("last_executed_at")
         stated = None
-    return selector.Candidate(
+    return selector.Option(
         record_id=row.id,
         kind=row.type,
         applicability=min(1.0, applicability),

@@ -20,7 +20,7 @@ UNKNOWN_SUCCESS = 0.5
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Option:
     record_id: str
     kind: str  # competence | plan_graph
     applicability: float
@@ -43,7 +43,7 @@ class Judged:
 
 
 @dataclass(frozen=True)
-class Selection:
+class Verdict:
     selected: Judged | None
     confidence: float
     needs_more: bool
@@ -62,7 +62,7 @@ def recency(last_used_at: float, now: float) -> float:
     return float(2.0 ** (-age / RECENCY_HALF_LIFE_S))
 
 
-def judge(c: Candidate, now: float) -> Judged:
+def judge(c: Option, now: float) -> Judged:
     rate = success_rate(c.successes, c.failures, c.stated_rate)
     fresh = recency(c.last_used_at, now)
     score = APPLICABILITY_WEIGHT * c.applicability + SUCCESS_WEIGHT * rate + RECENCY_WEIGHT * fresh
@@ -77,11 +77,11 @@ def judge(c: Candidate, now: float) -> Judged:
     )
 
 
-def select(candidates: Sequence[Candidate], now: float, threshold: float) -> Selection:
+def select(candidates: Sequence[Option], now: float, threshold: float) -> Verdict:
     ranked = sorted((judge(c, now) for c in candidates), key=lambda j: (-j.confidence, j.record_id))
     best = ranked[0] if ranked else None
     confidence = best.confidence if best else 0.0
-    return Selection(
+    return Verdict(
         selected=best,
         confidence=confidence,
         needs_more=confidence < threshold,

@@ -1,11 +1,18 @@
 """The embedding model and dimension are pinned in the database at first use; a server
-configured for another model refuses to start (vectors of two models do not compare)."""
+configured for another model refuses to start (vectors of two models do not compare).
+Backfill queues records lacking a vector of the pinned (or active) model; repin drops
+every vector and pins a new model: the way to switch models."""
 
 from __future__ import annotations
+
+from sqlalchemy.orm import Session
 
 from app.db import Database, Tier
 from app.embedding import meta_repository as meta_repo
 from app.embedding import queue_repository as repo
+from app.embedding.providers import Embedder
+from app.embedding.schemas import BackfillOut
+from app.errors import Conflict
 
 MODEL_KEY = "embedding.model"
 DIMENSION_KEY = "embedding.dimension"
@@ -51,3 +58,20 @@ def _check_column(column_dim: int | None, model: str, dimension: int) -> None:
             f"{model!r} makes {dimension}-dimensional vectors. Use a {column_dim}-dimensional "
             f"model, or migrate a new database with MEMBRANE_EMBEDDING__DIMENSION={dimension}."
         )
+
+
+def requeue_for(session: Session, embedder: Embedder | None) -> BackfillOut:
+    """Queue records lacking a vector of the active provider's model, inside the
+    caller's unit of work; 409 when no provider is active."""
+    if embedder is None:
+        raise Conflict("No embedding provider is active (provider 'none' or no pgvector).")
+    return BackfillOut(model=embedder.name, queued=repo.requeue_missing(session, embedder.name))
+
+
+def requeue_missing(db: Database, model: str | None = None) -> int:
+    """Queue records lacking a vector of `model` (default: the pinned one)."""
+    with db.transaction() as session:
+        target = model or meta_repo.get_meta(session, [MODEL_KEY]).get(MODEL_KEY)
+        if target is None:
+            return 0  # nothing pinned yet: every record is still pending
+        return repo.requeue_missing(session, target)
