@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from app.db import Database
 from app.embedding.providers import EmbeddingError, OpenAIEmbedder
-from app.embedding.service import EmbeddingModelMismatch, check_or_pin, repin, requeue_missing
+from app.embedding.service import EmbeddingModelMismatch, check_or_pin, repin, requeue_unembedded
 from app.embedding.worker import embed_pending
 from app.models import EmbeddingRow, RecordRow, SystemMetaRow
 from app.records import repository as record_repo
@@ -303,7 +303,7 @@ def test_backfill_requeues_and_repin_switches_models(
     assert r.json() == {"model": "fake-bow", "queued": 1}
     assert client.post("/v1/embeddings/backfill", headers=auth("writer")).status_code == 403
     drain(client)
-    assert requeue_missing(db) == 0
+    assert requeue_unembedded(db) == 0
     # Switching models: repin drops the vectors and queues everything.
     assert repin(db, "fake-bow-2", DIM) == 1
     switched = make_client(openai_settings(db_url, fake_openai, model="fake-bow-2"))
@@ -330,7 +330,7 @@ def test_changed_and_deleted_records_drop_out_of_vector_search(
     assert len(client.post("/v1/retrieve", json=body, headers=auth("reader")).json()["items"]) == 3
     with db.transaction() as session:
         record_repo.set_status(session, [retracted], "retracted", 1.0)
-        record_repo.delete_record(session, deleted)
+        record_repo.remove_record(session, deleted)
     items = client.post("/v1/retrieve", json=body, headers=auth("reader")).json()["items"]
     assert [i["record"]["id"] for i in items] == [keep]
     later = capture(client, "violin recital next month")

@@ -12,7 +12,7 @@ import sys
 
 from app.config import get_settings
 from app.db import Database
-from app.embedding.service import repin, requeue_missing
+from app.embedding.service import repin, requeue_unembedded
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
             count = repin(db, cfg.model, cfg.dimension)
             print(f"pinned {cfg.model!r} ({cfg.dimension} dimensions); queued {count} records")
         else:
-            count = requeue_missing(db)
+            count = requeue_unembedded(db)
             print(f"queued {count} records")
     finally:
         db.dispose()

@@ -68,7 +68,7 @@ def requeue_for(session: Session, embedder: Embedder | None) -> BackfillOut:
     return BackfillOut(model=embedder.name, queued=repo.requeue_missing(session, embedder.name))
 
 
-def requeue_missing(db: Database, model: str | None = None) -> int:
+def requeue_unembedded(db: Database, model: str | None = None) -> int:
     """Queue records lacking a vector of `model` (default: the pinned one)."""
     with db.transaction() as session:
         target = model or meta_repo.get_meta(session, [MODEL_KEY]).get(MODEL_KEY)

@@ -21,7 +21,7 @@ router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
     responses=error_responses(401, 403, 409, 422, 429),
     summary="Run a job now and wait for it (409 while another run holds its lock)",
 )
-def run_now(job: JobName, state: StateDep, _admin: Admin) -> JobRunOut:
+def run_job_now(job: JobName, state: StateDep, _admin: Admin) -> JobRunOut:
     return jobs_service.run_now(state.db, state.settings, job.value)
 
 

@@ -61,7 +61,7 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     return clauses
 
 
-def add(session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = ()) -> None:
+def add_record(session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = ()) -> None:
     session.add(row)
     session.flush([row])
     for tag in row.tags:
@@ -119,7 +119,7 @@ def page(
     return list(session.scalars(stmt))
 
 
-def delete_record(session: Session, record_id: str) -> None:
+def remove_record(session: Session, record_id: str) -> None:
     session.execute(delete(RecordRow).where(RecordRow.id == record_id))
 
 

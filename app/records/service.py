@@ -78,7 +78,7 @@ class RecordService:
         self._check_relation_targets(spec, trust)
         now = clock.now()
         row = _new_row(spec, pol, trust.actor_id, now)
-        record_repo.add(self.session, row, _provenance_rows(spec))
+        record_repo.add_record(self.session, row, _provenance_rows(spec))
         for rel in spec.relations:
             relation_repo.add_pair(
                 self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
@@ -206,7 +206,7 @@ class RecordService:
             rationale,
             details=_tombstone(row, now),
         )
-        record_repo.delete_record(self.session, record_id)
+        record_repo.remove_record(self.session, record_id)
         return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
 
 

@@ -32,7 +32,7 @@ INVERSE: dict[str, str] = {
 }
 
 
-def add(
+def add_edge(
     session: Session,
     source_id: str,
     predicate: str,
@@ -56,10 +56,10 @@ def add_pair(
     weight: float = 1.0,
 ) -> list[RelationRow]:
     """An edge plus its inverse (when the target is a record)."""
-    rows = [add(session, source_id, predicate, target_id, now, weight)]
+    rows = [add_edge(session, source_id, predicate, target_id, now, weight)]
     inverse = INVERSE.get(predicate)
     if inverse is not None:
-        rows.append(add(session, target_id, inverse, source_id, now, weight))
+        rows.append(add_edge(session, target_id, inverse, source_id, now, weight))
     return rows
 
 

@@ -98,7 +98,7 @@ class RevisionService:
             relation_repo.add_pair(self.session, target.id, "contested_by", ref, now)
             self._audit(ref, "contest", trust, now, req.rationale, contests=target.id)
         else:
-            relation_repo.add(self.session, target.id, "contested_by", ref, now)
+            relation_repo.add_edge(self.session, target.id, "contested_by", ref, now)
         record_repo.set_status(self.session, [target.id], "contested", now)
         self._audit(
             target.id,

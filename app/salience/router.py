@@ -21,7 +21,7 @@ ERRORS = error_responses(401, 403, 404, 422, 429)
     responses=ERRORS,
     summary="Add the record's reinforcement gain to its salience and restart its decay",
 )
-def reinforce(
+def reinforce_record(
     record_id: str,
     state: StateDep,
     session: SessionDep,
@@ -39,7 +39,7 @@ def reinforce(
     responses=ERRORS,
     summary="Lower the record's salience (floored at its minimum) and restart its decay",
 )
-def penalize(
+def penalize_record(
     record_id: str, body: PenalizeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> MemoryRecordOut:
     service = SalienceService(session, state.policy)
@@ -53,7 +53,7 @@ def penalize(
     responses=ERRORS,
     summary="Pin a record: its salience is frozen and it is never pruned",
 )
-def pin(
+def pin_record(
     record_id: str,
     state: StateDep,
     session: SessionDep,
@@ -71,7 +71,7 @@ def pin(
     responses=ERRORS,
     summary="Unpin a record: decay resumes from now",
 )
-def unpin(
+def unpin_record(
     record_id: str,
     state: StateDep,
     session: SessionDep,
