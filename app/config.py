@@ -91,6 +91,30 @@ class RateLimitSettings(BaseModel):
     burst: int = Field(default=200, ge=1)
 
 
+class DatabaseSettings(BaseModel):
+    """Connection pool and lock waits. A request holds one connection for its whole unit
+    of work, so pool_size + max_overflow should cover capacity.max_in_flight per process."""
+
+    pool_size: int = Field(default=24, ge=1, le=1000)
+    max_overflow: int = Field(default=8, ge=0, le=1000)
+    # Waiting longer for a connection than this answers 503 instead of stalling.
+    pool_timeout_s: float = Field(default=3.0, gt=0)
+    # SQLite: how long a writer waits for another process's write lock (then 503).
+    sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
+    # SQLite: how long a writer waits for this process's write turn (then 503).
+    sqlite_write_wait_s: float = Field(default=5.0, gt=0)
+
+
+class CapacitySettings(BaseModel):
+    """Load shedding: at most max_in_flight /v1 requests run at once per process; up to
+    max_queued more wait at most queue_timeout_s for a turn; the rest get 503 at once."""
+
+    max_in_flight: int = Field(default=24, ge=1, le=10_000)
+    max_queued: int = Field(default=256, ge=0, le=100_000)
+    queue_timeout_s: float = Field(default=2.0, gt=0)
+    retry_after_s: int = Field(default=1, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMBRANE_",
@@ -102,9 +126,16 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///./membrane.db"
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
+    # uvicorn worker processes of `python -m app.serve` (SQLite: keep 1, one writer).
+    workers: int = Field(default=1, ge=1, le=64)
+    # in_process: the API process also embeds records and runs scheduled jobs (one
+    # process, zero infrastructure). worker: they run in `python -m app.worker` instead.
+    background: Literal["in_process", "worker"] = "in_process"
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
     log_level: str = "info"
 
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    capacity: CapacitySettings = Field(default_factory=CapacitySettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     ranking: RankingSettings = Field(default_factory=RankingSettings)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import enum
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import DatabaseSettings
+from app.errors import Overloaded
 
 log = logging.getLogger("membrane.db")
 
@@ -38,34 +42,44 @@ def dialect_of(session: Session) -> str:
     return session.get_bind().dialect.name
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
-    cur.close()
+READ_ONLY = "membrane_read_only"  # execution option of the read-only session factory
 
 
-def make_engine(url: str, *, pool_size: int = 10) -> Engine:
+def _sqlite_begin(conn: Connection) -> None:
+    """Python's sqlite3 opens transactions lazily and never for SELECT. A writer takes the
+    write lock up front (BEGIN IMMEDIATE), so concurrent writers queue instead of failing
+    on a lock upgrade; a reader begins deferred and, in WAL mode, never waits for one."""
+    read_only = conn.get_execution_options().get(READ_ONLY, False)
+    conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
+    cfg = cfg or DatabaseSettings()
     url = normalize_url(url)
-    if make_url(url).get_backend_name() == "sqlite":
-        engine = create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": 30},
-            pool_pre_ping=False,
-        )
-        event.listen(engine, "connect", _sqlite_pragmas)
-        # Python's sqlite3 opens transactions lazily and never for SELECT; take the write
-        # lock up front (BEGIN IMMEDIATE) so concurrent writers queue instead of failing.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+    pool = {
+        "pool_size": cfg.pool_size,
+        "max_overflow": cfg.max_overflow,
+        "pool_timeout": cfg.pool_timeout_s,
+    }
+    if make_url(url).get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, **pool)
+    busy_s = cfg.sqlite_busy_timeout_ms / 1000
+    engine = create_engine(
+        url, connect_args={"check_same_thread": False, "timeout": busy_s}, **pool
+    )
 
-        @event.listens_for(engine, "connect")
-        def _no_autobegin(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # transactions are begun by _sqlite_begin
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute(f"PRAGMA busy_timeout={int(cfg.sqlite_busy_timeout_ms)}")
+        cur.close()
 
-        return engine
-    return create_engine(url, pool_size=pool_size, max_overflow=20, pool_pre_ping=True)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
 
 
 def detect_tier(engine: Engine) -> Tier:
@@ -82,11 +96,19 @@ def detect_tier(engine: Engine) -> Tier:
 
 
 class Database:
-    """Owns the engine and session factory of one database."""
+    """Owns the engine and the session factories of one database.
 
-    def __init__(self, url: str) -> None:
-        self.engine = make_engine(url)
+    Writes on SQLite take this process's write turn first (one writer path): writers
+    queue on a lock instead of polling SQLite's busy handler, and a writer that cannot get
+    its turn within `sqlite_write_wait_s` answers 503 (Overloaded) instead of stalling."""
+
+    def __init__(self, url: str, cfg: DatabaseSettings | None = None) -> None:
+        self.cfg = cfg or DatabaseSettings()
+        self.engine = make_engine(url, self.cfg)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=False)
+        reader = self.engine.execution_options(**{READ_ONLY: True})
+        self.read_sessions = sessionmaker(reader, expire_on_commit=False, autoflush=False)
+        self._write_turn = threading.Lock() if is_sqlite(self.engine) else None
         self._tier: Tier | None = None
 
     @property
@@ -101,16 +123,27 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """One unit of work: commit on success, roll back on any error."""
-        session = self.sessions()
+        """One unit of work that may write: commit on success, roll back on any error."""
+        with self._write_slot():
+            yield from _unit_of_work(self.sessions())
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[Session]:
+        """A unit of work that only reads (SQLite: a deferred transaction that never
+        waits for writers)."""
+        yield from _unit_of_work(self.read_sessions())
+
+    @contextmanager
+    def _write_slot(self) -> Iterator[None]:
+        if self._write_turn is None:
+            yield
+            return
+        if not self._write_turn.acquire(timeout=self.cfg.sqlite_write_wait_s):
+            raise Overloaded("Too many concurrent writes; retry shortly.")
         try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+            yield
         finally:
-            session.close()
+            self._write_turn.release()
 
     def ping(self) -> bool:
         try:
@@ -123,3 +156,14 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _unit_of_work(session: Session) -> Iterator[Session]:
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()

@@ -28,9 +28,16 @@ def get_session(state: StateDep) -> Iterator[Session]:
         yield session
 
 
+def get_read_session(state: StateDep) -> Iterator[Session]:
+    """One read-only transaction per request (never waits for writers on SQLite)."""
+    with state.db.read_transaction() as session:
+        yield session
+
+
 # scope="function": the commit runs when the endpoint returns, before the response is sent,
 # so a failed commit becomes an error response rather than a lost write.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+ReadSessionDep = Annotated[Session, Depends(get_read_session, scope="function")]
 
 
 def get_principal(

@@ -9,6 +9,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("membrane.errors")
@@ -59,6 +61,15 @@ class Conflict(DomainError):
 
 class Unprocessable(DomainError):
     status, slug, title = 422, "unprocessable", "Unprocessable content"
+
+
+class Overloaded(DomainError):
+    """The service is saturated: the client should retry after Retry-After seconds."""
+
+    status, slug, title = 503, "overloaded", "Service unavailable"
+
+    def __init__(self, detail: str, *, retry_after_s: int = 1) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
 
 
 _TITLES = {
@@ -152,21 +163,48 @@ def install_handlers(app: FastAPI) -> None:
             headers=dict(exc.headers or {}),
         )
 
+    @app.exception_handler(SQLAlchemyTimeout)
+    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeout) -> JSONResponse:
+        log.warning("no database connection within the pool timeout: %s", exc)
+        return _overloaded(request, "No database connection is free; retry shortly.")
+
+    @app.exception_handler(OperationalError)
+    async def _operational(request: Request, exc: OperationalError) -> JSONResponse:
+        if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
+            return _overloaded(request, "The database is busy; retry shortly.")
+        return _internal_error(request, exc)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return problem_response(
-            500, "An unexpected error occurred.", slug="internal", instance=request.url.path
-        )
+        return _internal_error(request, exc)
+
+
+def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem_response(
+        500, "An unexpected error occurred.", slug="internal", instance=request.url.path
+    )
+
+
+def _overloaded(request: Request, detail: str) -> JSONResponse:
+    return problem_response(
+        503,
+        detail,
+        slug=Overloaded.slug,
+        title=Overloaded.title,
+        instance=request.url.path,
+        headers={"Retry-After": "1"},
+    )
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses` entries documenting problem+json errors."""
+    """OpenAPI `responses` entries documenting problem+json errors (503 always: any
+    /v1 operation may be shed under load)."""
     return {
         s: {
             "model": Problem,
             "description": _TITLES.get(s, "Error"),
             "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
-        for s in statuses
+        for s in sorted({*statuses, 503})
     }

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 
 from app.capture.router import router as capture_router
@@ -18,7 +19,12 @@ from app.jobs.router import router as jobs_router
 from app.jobs.scheduler import start_scheduler
 from app.metrics.middleware import RequestMetricsMiddleware
 from app.metrics.router import router as metrics_router
-from app.middleware import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
+from app.middleware import (
+    BodyLimitMiddleware,
+    CapacityMiddleware,
+    RateLimitMiddleware,
+    TokenBuckets,
+)
 from app.records.router import router as records_router
 from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
@@ -37,32 +43,11 @@ Authenticate with `Authorization: Bearer <key>`. Errors are RFC 9457
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     state = AppState.build(settings)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        log.info(
-            "membrane ready: tier %d (%s), %s mode",
-            state.db.tier,
-            state.db.tier.name,
-            "open" if state.keys.open_mode else "authenticated",
-        )
-        state.embedding = EmbeddingRuntime.start(state.db, settings.embedding)
-        state.scheduler = start_scheduler(state.db, settings)
-        try:
-            yield
-        finally:
-            if state.scheduler is not None:
-                state.scheduler.shutdown(wait=True)  # let a running sweep finish its batch
-                state.scheduler = None
-            state.embedding.stop()
-            state.embedding = None
-            state.db.dispose()
-
     app = FastAPI(
         title="Membrane",
         version="0.1.0",
         description=DESCRIPTION,
-        lifespan=lifespan,
+        lifespan=_lifespan(state),
     )
     app.state.membrane = state
     install_handlers(app)
@@ -78,13 +63,57 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics_router,
     ):
         app.include_router(router)
+    _add_middleware(app, settings)
+    _register_problem_schema(app)
+    return app
+
+
+def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    settings = state.settings
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        log.info(
+            "membrane ready: tier %d (%s), %s mode, background %s",
+            state.db.tier,
+            state.db.tier.name,
+            "open" if state.keys.open_mode else "authenticated",
+            settings.background,
+        )
+        # Sync endpoints run on anyio's thread pool: give every admitted request a thread.
+        threads = anyio.to_thread.current_default_thread_limiter()
+        threads.total_tokens = max(threads.total_tokens, settings.capacity.max_in_flight + 16)
+        in_process = settings.background == "in_process"
+        state.embedding = EmbeddingRuntime.start(state.db, settings.embedding, in_process)
+        state.scheduler = start_scheduler(state.db, settings) if in_process else None
+        try:
+            yield
+        finally:
+            if state.scheduler is not None:
+                state.scheduler.shutdown(wait=True)  # let a running sweep finish its batch
+                state.scheduler = None
+            state.embedding.stop()
+            state.embedding = None
+            state.db.dispose()
+
+    return lifespan
+
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
+    """Outermost last: request metrics → body limit → rate limit → load shedding."""
+    cap = settings.capacity
+    app.add_middleware(
+        CapacityMiddleware,
+        max_in_flight=cap.max_in_flight,
+        max_queued=cap.max_queued,
+        queue_timeout_s=cap.queue_timeout_s,
+        retry_after_s=cap.retry_after_s,
+    )
     if settings.rate_limit.enabled:
         buckets = TokenBuckets(settings.rate_limit.requests_per_second, settings.rate_limit.burst)
         app.add_middleware(RateLimitMiddleware, buckets=buckets)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestMetricsMiddleware)
-    _register_problem_schema(app)
-    return app
 
 
 def _register_problem_schema(app: FastAPI) -> None:

@@ -1,7 +1,9 @@
-"""ASGI middleware: body size limit (before parsing) and per-principal rate limiting."""
+"""ASGI middleware: body size limit (before parsing), per-principal rate limiting, and
+load shedding (a bounded number of requests in flight, a bounded wait for a turn)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -145,3 +147,60 @@ def _caller_key(scope: Scope) -> str:
         return "key:" + hashlib.sha256(auth).hexdigest()
     client: Any = scope.get("client") or ("unknown", 0)
     return f"addr:{client[0]}"
+
+
+class CapacityMiddleware:
+    """At most `max_in_flight` /v1 requests run at once; up to `max_queued` more wait at
+    most `queue_timeout_s` for a turn. Anything beyond answers 503 + Retry-After at once,
+    so a saturated service sheds load in milliseconds instead of queueing requests until
+    their clients time out. Health, readiness and /metrics are never shed."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_in_flight: int,
+        max_queued: int,
+        queue_timeout_s: float,
+        retry_after_s: int,
+    ) -> None:
+        self.app = app
+        self.slots = asyncio.Semaphore(max_in_flight)
+        self.max_queued = max_queued
+        self.queue_timeout_s = queue_timeout_s
+        self.retry_after = str(retry_after_s)
+        self.queued = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        if not await self._take_turn():
+            await send_problem(
+                send,
+                503,
+                "Service unavailable",
+                "overloaded",
+                "The service is at capacity; retry after the delay in Retry-After.",
+                {"Retry-After": self.retry_after},
+            )
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.slots.release()
+
+    async def _take_turn(self) -> bool:
+        if not self.slots.locked():
+            await self.slots.acquire()
+            return True
+        if self.queued >= self.max_queued:
+            return False
+        self.queued += 1
+        try:
+            await asyncio.wait_for(self.slots.acquire(), self.queue_timeout_s)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.queued -= 1

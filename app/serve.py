@@ -1,4 +1,4 @@
-"""`python -m app.serve`: run the API with the configured host and port."""
+"""`python -m app.serve`: run the API with the configured host, port and worker count."""
 
 from __future__ import annotations
 
@@ -17,7 +17,17 @@ def main() -> None:
     if settings.open_mode and host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("no API keys configured: open mode binds to 127.0.0.1 only (asked: %s)", host)
         host = "127.0.0.1"
-    uvicorn.run("app.main:app", host=host, port=settings.port, log_level=settings.log_level)
+    if settings.workers > 1 and settings.database_url.startswith("sqlite"):
+        log.warning(
+            "%d workers on SQLite: writes from all of them share one lock", settings.workers
+        )
+    uvicorn.run(
+        "app.main:app",
+        host=host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
+    )
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ class AppState:
     def build(cls, settings: Settings) -> AppState:
         return cls(
             settings=settings,
-            db=Database(settings.database_url),
+            db=Database(settings.database_url, settings.database),
             keys=KeyStore(settings),
             policy=PolicyEngine(settings),
         )

@@ -29,6 +29,8 @@ from app.migrate import upgrade
 from app.security import hash_key
 from app.state import AppState
 
+pytest_plugins = ["tests.embedding_support"]  # the loopback OpenAI-compatible server
+
 STORES = ["sqlite", "postgres"]
 # Under CI (CI set and not "false"/"0") nothing may skip: a missing pgserver, embedder or
 # plain PostgreSQL must fail the run instead of leaving the suites silently unrun.

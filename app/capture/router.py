@@ -5,8 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 from sqlalchemy.orm import Session
 
-from app.capture import ingest
+from app.capture import batch, ingest
 from app.capture.schemas import (
+    CaptureBatchRequest,
+    CaptureBatchResponse,
     CaptureRequest,
     CaptureResponse,
     EpisodeIngest,
@@ -43,6 +45,19 @@ def capture(
     body: CaptureRequest, state: StateDep, session: SessionDep, trust: WriteTrust
 ) -> CaptureResponse:
     return _service(state, session).capture_response(body, trust)
+
+
+@router.post(
+    "/capture/batch",
+    operation_id="captureBatch",
+    response_model=CaptureBatchResponse,
+    responses=ERRORS,
+    summary="Capture up to 1,000 items in one request; results in order, one per item",
+)
+def capture_batch(
+    body: CaptureBatchRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+) -> CaptureBatchResponse:
+    return batch.capture_batch(_service(state, session), body.items, trust)
 
 
 @router.post(

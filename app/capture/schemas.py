@@ -1,12 +1,14 @@
-"""CaptureMemory and the typed ingestion bodies."""
+"""CaptureMemory, batch capture and the typed ingestion bodies."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field
 
 from app.enums import MemoryType, Outcome, Sensitivity, SourceKind
+from app.errors import Problem
 from app.records.payloads import TimelineEntry, ToolCall
 from app.records.schemas import MemoryRecordOut, RelationOut
 from app.schema_base import (
@@ -64,6 +66,35 @@ class CaptureResponse(OutModel):
     primary_record: MemoryRecordOut
     created_records: list[MemoryRecordOut]
     edges: list[RelationOut]
+
+
+MAX_BATCH = 1000
+
+
+class CaptureBatchRequest(StrictModel):
+    """Up to 1,000 captures, each exactly as POST /v1/capture takes it. Items are
+    validated one by one: a bad item gets its own problem and does not spoil the others."""
+
+    items: list[dict[str, Any]] = Field(
+        min_length=1,
+        max_length=MAX_BATCH,
+        json_schema_extra={"items": {"$ref": "#/components/schemas/CaptureRequest"}},
+    )
+
+
+class CaptureBatchItem(OutModel):
+    """One item's outcome, in request order: its records (status 201), or its problem."""
+
+    index: int
+    status: int = Field(description="201, or the status the item alone would have answered.")
+    result: CaptureResponse | None = None
+    problem: Problem | None = None
+
+
+class CaptureBatchResponse(OutModel):
+    results: list[CaptureBatchItem]
+    created: int = Field(description="Items captured.")
+    failed: int = Field(description="Items refused; nothing of them was written.")
 
 
 class EventIngest(CaptureCommon):

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     if cfg.provider == "none":
         print("MEMBRANE_EMBEDDING__PROVIDER is 'none': nothing to embed.", file=sys.stderr)
         return 2
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, settings.database)
     try:
         if args.repin:
             count = repin(db, cfg.model, cfg.dimension)

@@ -34,8 +34,12 @@ class EmbeddingRuntime:
         self.worker = worker
 
     @classmethod
-    def start(cls, db: Database, cfg: EmbeddingSettings) -> EmbeddingRuntime:
-        """Build the provider, check/pin its model, start the worker when enabled."""
+    def start(
+        cls, db: Database, cfg: EmbeddingSettings, run_worker: bool = True
+    ) -> EmbeddingRuntime:
+        """Build the provider, check/pin its model, and start the queue worker when
+        enabled here (`run_worker` is False in an API process whose records are embedded
+        by `python -m app.worker`)."""
         embedder: Embedder = build_embedder(cfg)
         if is_active(embedder) and db.tier is Tier.postgres:
             log.warning(
@@ -49,7 +53,7 @@ class EmbeddingRuntime:
             if isinstance(embedder, LocalEmbedder):
                 embedder.load()  # a missing or wrong model stops start-up, not the first query
             check_or_pin(db, embedder.name, embedder.dimension)
-            if cfg.worker_enabled:
+            if cfg.worker_enabled and run_worker:
                 worker = EmbeddingWorker(
                     db, embedder, batch_size=cfg.batch_size, interval_s=cfg.worker_interval_s
                 )

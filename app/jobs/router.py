@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import Admin, SessionDep, StateDep
+from app.deps import Admin, ReadSessionDep, StateDep
 from app.errors import error_responses
 from app.jobs import service as jobs_service
 from app.jobs.schemas import JobName, JobRunOut, JobRunPage
@@ -33,7 +33,7 @@ def run_job_now(job: JobName, state: StateDep, _admin: Admin) -> JobRunOut:
     summary="Recent job runs, newest first",
 )
 def list_runs(
-    session: SessionDep,
+    session: ReadSessionDep,
     _admin: Admin,
     job: JobName | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,

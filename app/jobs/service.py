@@ -4,12 +4,15 @@ job-run record (start, end, counts, error).
 On PostgreSQL each job takes a session-level advisory lock on its own connection, so
 with several replicas only one runs a job at a time; a scheduled run also skips when a
 run of the same job started within half an interval (another replica already served
-this tick). On SQLite (one process) a process-wide lock plays the advisory lock's part
-and BEGIN IMMEDIATE makes the tick check atomic."""
+this tick). On SQLite a thread lock plus an exclusive flock on a file beside the database
+play the advisory lock's part across threads and processes, and BEGIN IMMEDIATE makes
+the tick check atomic."""
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -80,10 +83,37 @@ def leader_lock(db: Database, job: str) -> Iterator[bool]:
     lock = _local_lock(str(db.engine.url), job)
     got = lock.acquire(blocking=False)
     try:
-        yield got
+        if not got:
+            yield False
+            return
+        with _file_lock(db.engine.url.database, job) as across_processes:
+            yield across_processes
     finally:
         if got:
             lock.release()
+
+
+@contextmanager
+def _file_lock(database: str | None, job: str) -> Iterator[bool]:
+    """SQLite's stand-in for the advisory lock across processes (API workers and
+    `python -m app.worker` on one file): an exclusive flock on a file beside the
+    database, released when the run ends or the process dies."""
+    if not database or database == ":memory:":
+        yield True
+        return
+    fd = os.open(f"{database}.{job}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def run_job(

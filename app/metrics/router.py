@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
 from app import clock
-from app.deps import ReadTrust, SessionDep, StateDep
+from app.deps import ReadSessionDep, ReadTrust, StateDep
 from app.errors import error_responses
 from app.metrics.registry import CONTENT_TYPE
 from app.metrics.schemas import MetricsSnapshot
@@ -22,7 +22,7 @@ router = APIRouter(tags=["metrics"])
     responses=error_responses(401, 403, 429),
     summary="Domain snapshot: counts, salience histogram, growth, usefulness, revision rate",
 )
-def get_metrics(session: SessionDep, trust: ReadTrust) -> MetricsSnapshot:
+def get_metrics(session: ReadSessionDep, trust: ReadTrust) -> MetricsSnapshot:
     return snapshot(session, trust, clock.now())
 
 
@@ -33,7 +33,7 @@ def get_metrics(session: SessionDep, trust: ReadTrust) -> MetricsSnapshot:
     response_model=str,
     summary="Prometheus exposition: requests, records by type, jobs, embedding queue",
 )
-def prometheus(state: StateDep, session: SessionDep) -> PlainTextResponse:
+def prometheus(state: StateDep, session: ReadSessionDep) -> PlainTextResponse:
     pending = state.embedding_status().pending
     body = prometheus_text(session, state.db.tier, pending)
     return PlainTextResponse(body, media_type=CONTENT_TYPE)

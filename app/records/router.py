@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from app import clock
-from app.deps import ReadTrust, SessionDep, StateDep, WriteTrust
+from app.deps import ReadSessionDep, ReadTrust, SessionDep, StateDep, WriteTrust
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
 from app.records.filters import RecordFilter
@@ -57,7 +57,7 @@ def create_record(
 )
 def list_records(
     state: StateDep,
-    session: SessionDep,
+    session: ReadSessionDep,
     trust: ReadTrust,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     scope: Annotated[list[str] | None, Query(max_length=100)] = None,
@@ -94,7 +94,7 @@ def list_records(
     summary="Read one record with its relations and audit trail",
 )
 def get_record(
-    record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust
+    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
 ) -> MemoryRecordOut:
     return RecordService(session, state.policy).read(record_id, trust)
 
@@ -107,7 +107,9 @@ def get_record(
     responses=READ_ERRORS,
     summary="The append-only history of a record",
 )
-def get_audit(record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust) -> AuditPage:
+def get_audit(
+    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+) -> AuditPage:
     return RecordService(session, state.policy).audit(record_id, trust)
 
 
@@ -120,7 +122,7 @@ def get_audit(record_id: str, state: StateDep, session: SessionDep, trust: ReadT
     summary="Edges of a record in both directions",
 )
 def get_relations(
-    record_id: str, state: StateDep, session: SessionDep, trust: ReadTrust
+    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
 ) -> RelationsOut:
     return RecordService(session, state.policy).relations(record_id, trust)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
-from app.deps import ReadTrust, SessionDep, StateDep
+from app.deps import ReadSessionDep, ReadTrust, StateDep
 from app.errors import error_responses
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
@@ -28,7 +28,7 @@ def _service(state: AppState, session: Session) -> RetrieveService:
     summary="Ranked retrieval: fused relevance blended with salience, trust-filtered",
 )
 def retrieve(
-    body: RetrieveRequest, state: StateDep, session: SessionDep, trust: ReadTrust
+    body: RetrieveRequest, state: StateDep, session: ReadSessionDep, trust: ReadTrust
 ) -> RetrieveResponse:
     return _service(state, session).retrieve(body, trust)
 
@@ -41,6 +41,6 @@ def retrieve(
     summary="Ranked roots plus a bounded, trust-checked neighbourhood over relations",
 )
 def retrieve_graph(
-    body: GraphRequest, state: StateDep, session: SessionDep, trust: ReadTrust
+    body: GraphRequest, state: StateDep, session: ReadSessionDep, trust: ReadTrust
 ) -> GraphResponse:
     return GraphService(_service(state, session)).neighbourhood(body, trust)

@@ -1,0 +1,56 @@
+"""`python -m app.worker`: the background process — embeds pending records in batches and
+runs the scheduled jobs (decay + prune, consolidation) — so API processes only embed
+queries. Run one or more next to API processes started with MEMBRANE_BACKGROUND=worker;
+the jobs' leader lock makes exactly one of them run each tick."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from types import FrameType
+
+from app.config import Settings, get_settings
+from app.db import Database
+from app.embedding.runtime import EmbeddingRuntime
+from app.jobs.scheduler import start_scheduler
+
+log = logging.getLogger("membrane.worker")
+
+
+def run(settings: Settings, stop: threading.Event) -> None:
+    """Run until `stop` is set; the embedding worker and scheduler stop cleanly."""
+    db = Database(settings.database_url, settings.database)
+    embedding = EmbeddingRuntime.start(db, settings.embedding, run_worker=True)
+    scheduler = start_scheduler(db, settings)
+    log.info(
+        "membrane worker: tier %s, embedding %s, scheduler %s",
+        db.tier.name,
+        embedding.embedder.provider if embedding.worker else "off",
+        "on" if scheduler is not None else "off",
+    )
+    try:
+        stop.wait()
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=True)
+        embedding.stop()
+        db.dispose()
+
+
+def main() -> None:
+    settings = get_settings()
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        log.info("signal %d: stopping", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    run(settings, stop)
+
+
+if __name__ == "__main__":
+    main()
