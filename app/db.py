@@ -154,6 +154,17 @@ class Database:
             log.exception("database ping failed")
             return False
 
+    def refresh_planner_stats(self) -> None:
+        """SQLite has no autoanalyze: without statistics its planner scans instead of
+        using the (scope, created_at) and primary-key indexes (a retrieve at 200,000
+        records: 60 ms instead of 22). A bounded ANALYZE keeps this cheap at any size;
+        it runs at start-up and after each decay sweep. PostgreSQL analyzes on its own."""
+        if not is_sqlite(self.engine):
+            return
+        with self.transaction() as session:
+            session.execute(text("PRAGMA analysis_limit=1000"))
+            session.execute(text("ANALYZE"))
+
     def dispose(self) -> None:
         self.engine.dispose()
 

@@ -83,6 +83,7 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
         # Sync endpoints run on anyio's thread pool: give every admitted request a thread.
         threads = anyio.to_thread.current_default_thread_limiter()
         threads.total_tokens = max(threads.total_tokens, settings.capacity.max_in_flight + 16)
+        state.db.refresh_planner_stats()
         in_process = settings.background == "in_process"
         state.embedding = EmbeddingRuntime.start(state.db, settings.embedding, in_process)
         state.scheduler = start_scheduler(state.db, settings) if in_process else None

@@ -72,27 +72,41 @@ def lexical(
     """record id → BM25 score (higher is better) of the best `limit` matches."""
     if not terms:
         return {}
-    clauses = query_clauses(records, dialect_of(session))
     if dialect_of(session) == "sqlite":
-        return _sqlite_bm25(session, list(terms), clauses, limit)
-    return _pg_bm25(session, list(terms), clauses, limit)
+        return _sqlite_bm25(session, list(terms), records, limit)
+    return _pg_bm25(session, list(terms), query_clauses(records, "postgresql"), limit)
 
 
 def _sqlite_bm25(
-    session: Session, terms: list[str], clauses: Sequence[ColumnElement[bool]], limit: int
+    session: Session, terms: list[str], records: RecordQuery, limit: int
 ) -> dict[str, float]:
     match = fts5_match(terms)
     if not match:
         return {}
-    rank = func.bm25(literal_column("records_fts"))  # lower is better in FTS5
+    match = "search_text : (" + match + ")"
+    if records.filter.scopes:
+        # The scope is indexed too (migration 0003): FTS5 intersects the text query with
+        # the scopes' posting lists and ranks only their records.
+        keys = " OR ".join(f'"{fts5_scope_key(s)}"' for s in records.filter.scopes)
+        match = f"scope_key : ({keys}) AND {match}"
+    rank = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
     stmt = (
         select(RecordRow.id, rank)
         .select_from(_fts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid))
-        .where(literal_column("records_fts").op("MATCH")(match), *clauses)
+        .where(
+            literal_column("records_fts").op("MATCH")(match),
+            *query_clauses(records, "sqlite"),
+        )
         .order_by(rank)
         .limit(limit)
     )
     return {rid: -float(score) for rid, score in session.execute(stmt)}
+
+
+def fts5_scope_key(scope: str) -> str:
+    """The token migration 0003 indexes for a scope (hex, E→G and D→H: nothing for the
+    porter stemmer to strip)."""
+    return "x" + scope.encode("utf-8").hex().upper().replace("E", "G").replace("D", "H")
 
 
 def _pg_bm25(
@@ -276,17 +290,21 @@ def _adjacent(
     clauses: Sequence[ColumnElement[bool]],
     before: bool,
 ) -> Any:
-    """The id of the filtered episodic record right before/after `seed` in (created_at, id)."""
+    """The id of the filtered episodic record right before/after `seed` in (created_at, id).
+
+    The bound on created_at is a plain range (`<=` / `>=`) so the (scope, type,
+    created_at) index walks from the seed outwards and stops at the first row that
+    passes the filters; the tie on equal timestamps is settled by a residual filter."""
     if before:
-        side = or_(
-            RecordRow.created_at < seed.created_at,
-            and_(RecordRow.created_at == seed.created_at, RecordRow.id < seed.id),
+        side = and_(
+            RecordRow.created_at <= seed.created_at,
+            or_(RecordRow.created_at < seed.created_at, RecordRow.id < seed.id),
         )
         order = (RecordRow.created_at.desc(), RecordRow.id.desc())
     else:
-        side = or_(
-            RecordRow.created_at > seed.created_at,
-            and_(RecordRow.created_at == seed.created_at, RecordRow.id > seed.id),
+        side = and_(
+            RecordRow.created_at >= seed.created_at,
+            or_(RecordRow.created_at > seed.created_at, RecordRow.id > seed.id),
         )
         order = (RecordRow.created_at.asc(), RecordRow.id.asc())
     return (

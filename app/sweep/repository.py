@@ -209,16 +209,3 @@ def _audit_constants(now: float, actor: str) -> list[ColumnElement[Any]]:
         literal(now, Double).label("timestamp"),
         literal(PRUNE_RATIONALE).label("rationale"),
     ]
-
-
-# -- consolidation (episodic compression) --------------------------------------------------
-
-
-def refresh_planner_stats(session: Session) -> None:
-    """SQLite has no autovacuum/autoanalyze: without statistics its planner prefers the
-    status index over the primary key for `id IN (…) AND status IN (…)` (10× slower at
-    100k records). A bounded ANALYZE keeps this cheap on any size. PostgreSQL analyzes
-    on its own."""
-    if dialect_of(session) == "sqlite":
-        session.execute(text("PRAGMA analysis_limit=1000"))
-        session.execute(text("ANALYZE"))

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from app import clock
 from app.db import Database
-from app.sweep import repository as lifecycle_repo
+from app.sweep import repository as sweep_repo
 
 SWEEP_ACTOR = "system:decay"
 # salience_swept stays within this distance of the true value as of the last sweep.
@@ -41,13 +41,12 @@ def run_sweep(
     """Sweep the whole table as of one instant `now`."""
     now = clock.now() if now is None else now
     with db.transaction() as session:
-        parts = lifecycle_repo.slices(session, batch_size)
+        parts = sweep_repo.slices(session, batch_size)
     result = SweepResult()
     for part in parts:
         with db.transaction() as session:
-            result.pruned += lifecycle_repo.prune_slice(session, part, now, SWEEP_ACTOR)
-            result.swept += lifecycle_repo.sweep_slice(session, part, now, tolerance)
+            result.pruned += sweep_repo.prune_slice(session, part, now, SWEEP_ACTOR)
+            result.swept += sweep_repo.sweep_slice(session, part, now, tolerance)
         result.batches += 1
-    with db.transaction() as session:
-        lifecycle_repo.refresh_planner_stats(session)
+    db.refresh_planner_stats()
     return result
