@@ -165,6 +165,12 @@ def db_url(store: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_pg_database(_pg_admin_uri(server), "membrane_template")
 
 
+@pytest.fixture
+def pg_url(pg_server: Any, pg_template: str) -> str:
+    """A fresh, migrated PostgreSQL + pgvector database, for PostgreSQL-only tests."""
+    return fresh_pg_database(_pg_admin_uri(pg_server), pg_template)
+
+
 def make_settings(db_url: str, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "database_url": db_url,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.db import Database
 from app.records import repository as record_repo
-from tests.conftest import auth
+from app.retrieve import pg_text_repository as pg_text
+from tests.conftest import auth, make_settings
 
 
 def capture(
@@ -285,3 +289,24 @@ def test_query_text_is_never_search_syntax(client: TestClient) -> None:
     assert ids(retrieve(client, query='"near" OR', expand_context=False)) == [target["id"]]
     long_query = " ".join(f"word{i}" for i in range(10_000))  # ≈ 89,000 characters
     assert retrieve(client, query=long_query)["items"] == []
+
+
+def test_postgres_large_store_rules_select_by_rare_words_and_score_with_all(
+    pg_url: str, make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The large-store path of PostgreSQL BM25 (estimated frequencies, common words that
+    score but do not select), exercised on a small store by lowering its threshold."""
+    client = make_client(make_settings(pg_url))
+    db = Database(pg_url)
+    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_text, "COMMON_FRACTION", 0.3)
+    for i in range(8):
+        capture(client, f"Caroline talked about the weather on day {i}")
+    both = capture(client, "Caroline talked about her pottery class")
+    rare_only = capture(client, "A pottery kiln needs hours to cool")
+    with db.transaction() as session:
+        session.execute(text("ANALYZE records"))
+    db.dispose()
+    result = retrieve(client, query="Caroline pottery", expand_context=False, limit=5)
+    assert ids(result)[:2] == [both["id"], rare_only["id"]]  # scored with both words
+    assert len(result["items"]) == 2  # records with only the common word are not ranked

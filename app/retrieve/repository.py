@@ -3,38 +3,28 @@ temporal neighbours.
 
 Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query terms:
 SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
-column (ts_rank_cd has no idf, so a name that occurs in every record would weigh as much
-as the one rare word that matters). Callers pass a RecordQuery; its clauses come from
+column (app/retrieve/pg_text_repository.py). Callers pass a RecordQuery; its clauses come from
 app.records.repository.query_clauses, so retrieval and listing agree on visibility.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    ARRAY,
-    Double,
-    Float,
     Integer,
     Text,
     and_,
-    bindparam,
     case,
-    cast,
     column,
     func,
-    literal,
     literal_column,
     or_,
     select,
     table,
-    true,
 )
-from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -43,6 +33,7 @@ from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.records.filters import RecordQuery
 from app.records.repository import query_clauses
+from app.retrieve import pg_text_repository as pg_text
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
 
@@ -74,7 +65,8 @@ def lexical(
         return {}
     if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), records, limit)
-    return _pg_bm25(session, list(terms), query_clauses(records, "postgresql"), limit)
+    clauses = query_clauses(records, "postgresql")
+    return pg_text.bm25(session, terms, clauses, limit, scoped=bool(records.filter.scopes))
 
 
 def _sqlite_bm25(
@@ -107,77 +99,6 @@ def fts5_scope_key(scope: str) -> str:
     """The token migration 0003 indexes for a scope (hex, E→G and D→H: nothing for the
     porter stemmer to strip)."""
     return "x" + scope.encode("utf-8").hex().upper().replace("E", "G").replace("D", "H")
-
-
-def _pg_bm25(
-    session: Session, terms: list[str], clauses: Sequence[ColumnElement[bool]], limit: int
-) -> dict[str, float]:
-    lexemes = _pg_lexemes(session, " ".join(terms))
-    if not lexemes:
-        return {}
-    idf = _pg_idf(session, lexemes)
-    tsq = cast(bindparam("tsq", " | ".join(_quote_lexeme(lx) for lx in lexemes)), TSQUERY)
-    matches = (
-        select(
-            RecordRow.id.label("id"),
-            _tsv.label("tsv"),
-            cast(func.length(_tsv), Float).label("dl"),
-        )
-        .where(_tsv.op("@@")(tsq), *clauses)
-        .cte("matches")
-    )
-    avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
-    parts = (
-        func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
-    )
-    weights = (
-        func.unnest(
-            cast(bindparam("lexemes", list(idf)), ARRAY(Text)),
-            cast(bindparam("idfs", list(idf.values())), ARRAY(Double)),
-        )
-        .table_valued("lexeme", "idf")
-        .render_derived("weights")
-    )
-    tf = func.coalesce(func.cardinality(parts.c.positions), 1)
-    norm = K1 * (1 - B + B * matches.c.dl / avgdl)
-    score = func.sum(weights.c.idf * tf * (K1 + 1) / (tf + norm)).label("score")
-    stmt = (
-        select(matches.c.id, score)
-        .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
-        .group_by(matches.c.id)
-        .order_by(score.desc(), matches.c.id)
-        .limit(limit)
-    )
-    return {rid: float(s) for rid, s in session.execute(stmt)}
-
-
-def _pg_lexemes(session: Session, text: str) -> list[str]:
-    """The query's lexemes under the same 'english' configuration as search_tsv."""
-    vector = func.to_tsvector("english", text)
-    parts = func.unnest(vector).table_valued("lexeme", "positions", "weights")
-    return list(session.scalars(select(parts.c.lexeme).order_by(parts.c.lexeme)))
-
-
-def _pg_idf(session: Session, lexemes: list[str]) -> dict[str, float]:
-    """BM25 idf per lexeme over the whole store (as FTS5 does), via the GIN index."""
-    total = select(func.count()).select_from(RecordRow).scalar_subquery()
-    counts = [
-        select(func.count())
-        .select_from(RecordRow)
-        .where(_tsv.op("@@")(cast(literal(_quote_lexeme(lx)), TSQUERY)))
-        .scalar_subquery()
-        for lx in lexemes
-    ]
-    row = session.execute(select(total, *counts)).one()
-    n = float(row[0])
-    return {
-        lx: max(MIN_IDF, math.log((n - df + 0.5) / (df + 0.5)))
-        for lx, df in zip(lexemes, row[1:], strict=True)
-    }
-
-
-def _quote_lexeme(lexeme: str) -> str:
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def fts5_match(terms: list[str]) -> str:

@@ -1,0 +1,193 @@
+"""PostgreSQL BM25 (k1 = 1.2, b = 0.75) over the `search_tsv` column.
+
+`ts_rank_cd` has no idf, so a name in every record would weigh as much as the one rare
+word that matters; the formula is computed in SQL instead. Two things keep it cheap on
+large stores:
+- document frequencies: on a store of LARGE_STORE records or more, the record count comes
+  from the planner's estimate and the frequency of common lexemes from ANALYZE's
+  most-common-elements statistics of `search_tsv`, both cached per process for
+  STATS_TTL_S; only lexemes too rare to be listed there are counted (a short GIN posting
+  list), and those counts are cached as well. Below LARGE_STORE everything is counted
+  exactly on every query, which is cheap there;
+- candidates (on a store of LARGE_STORE records or more): when the query has a lexeme
+  that occurs in at most COMMON_FRACTION of the records, lexemes more common than that only score, they do not select: the records
+  that contain nothing but common lexemes are not ranked at all (they could only have a
+  low score), and the rest are scored with every query lexeme, exactly. When even that
+  selects more than MAX_MATCHES records (a query of common words only, across every
+  scope of a large store), the newest MAX_MATCHES of them are scored — the same
+  preference for recent memory that salience expresses — instead of all of them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import (
+    ARRAY,
+    Double,
+    Engine,
+    Float,
+    Text,
+    bindparam,
+    cast,
+    func,
+    literal,
+    literal_column,
+    select,
+    text,
+    true,
+)
+from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.models import RecordRow
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6  # as FTS5: a term in more than half the records still counts a little
+LARGE_STORE = 50_000
+STATS_TTL_S = 300.0
+COMMON_FRACTION = 0.01
+MAX_MATCHES = 5_000
+
+_tsv: ColumnElement[str] = literal_column("records.search_tsv")
+
+
+@dataclass
+class _StoreStats:
+    total: float = 0.0
+    common: dict[str, float] = field(default_factory=dict)  # lexeme → fraction of records
+    rare: dict[str, float] = field(default_factory=dict)  # lexeme → counted frequency
+    taken_at: float = -math.inf
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_stats: weakref.WeakKeyDictionary[Engine, _StoreStats] = weakref.WeakKeyDictionary()
+_stats_guard = threading.Lock()
+
+
+def bm25(
+    session: Session,
+    terms: Sequence[str],
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+    *,
+    scoped: bool,
+) -> dict[str, float]:
+    """record id → BM25 score of the best `limit` records matching any query lexeme
+    (`scoped`: the clauses name scopes, so the matches are few whatever the store)."""
+    lexemes = _lexemes(session, " ".join(terms))
+    if not lexemes:
+        return {}
+    total, df = _frequencies(session, lexemes)
+    idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
+    selective = lexemes
+    if total >= LARGE_STORE:
+        rare = [lx for lx in lexemes if 0 < df[lx] <= COMMON_FRACTION * total]
+        selective = rare or lexemes
+    tsq = cast(bindparam("tsq", " | ".join(_quote(lx) for lx in selective)), TSQUERY)
+    matched = select(
+        RecordRow.id.label("id"), _tsv.label("tsv"), cast(func.length(_tsv), Float).label("dl")
+    ).where(_tsv.op("@@")(tsq), *clauses)
+    if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
+        matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
+    matches = matched.cte("matches")
+    avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
+    parts = (
+        func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
+    )
+    weights = (
+        func.unnest(
+            cast(bindparam("lexemes", list(idf)), ARRAY(Text)),
+            cast(bindparam("idfs", list(idf.values())), ARRAY(Double)),
+        )
+        .table_valued("lexeme", "idf")
+        .render_derived("weights")
+    )
+    tf = func.coalesce(func.cardinality(parts.c.positions), 1)
+    norm = K1 * (1 - B + B * matches.c.dl / avgdl)
+    score = func.sum(weights.c.idf * tf * (K1 + 1) / (tf + norm)).label("score")
+    stmt = (
+        select(matches.c.id, score)
+        .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
+        .group_by(matches.c.id)
+        .order_by(score.desc(), matches.c.id)
+        .limit(limit)
+    )
+    return {rid: float(s) for rid, s in session.execute(stmt)}
+
+
+def _lexemes(session: Session, query: str) -> list[str]:
+    """The query's lexemes under the same 'english' configuration as search_tsv."""
+    vector = func.to_tsvector("english", query)
+    parts = func.unnest(vector).table_valued("lexeme", "positions", "weights")
+    return list(session.scalars(select(parts.c.lexeme).order_by(parts.c.lexeme)))
+
+
+def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str, float]]:
+    """(records in the store, lexeme → records containing it)."""
+    stats = _stats_for(session)
+    with stats.lock:
+        if time.monotonic() - stats.taken_at > STATS_TTL_S:
+            _refresh(session, stats)
+        if stats.total < LARGE_STORE:
+            counted = _count(session, lexemes, with_total=True)
+            return counted.pop(""), counted
+        out = {lx: stats.common[lx] * stats.total for lx in lexemes if lx in stats.common}
+        out |= {lx: stats.rare[lx] for lx in lexemes if lx in stats.rare}
+        missing = [lx for lx in lexemes if lx not in out]
+        counted = _count(session, missing, with_total=False) if missing else {}
+        stats.rare.update(counted)
+        return stats.total, out | counted
+
+
+def _stats_for(session: Session) -> _StoreStats:
+    engine = session.get_bind().engine
+    with _stats_guard:
+        stats = _stats.get(engine)
+        if stats is None:
+            stats = _stats[engine] = _StoreStats()
+        return stats
+
+
+def _refresh(session: Session, stats: _StoreStats) -> None:
+    estimate = session.scalar(
+        text("SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass")
+    )
+    stats.total = float(estimate) if estimate is not None and estimate > 0 else 0.0
+    row = session.execute(
+        text(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE tablename = 'records' AND attname = 'search_tsv'"
+        )
+    ).first()
+    elems, freqs = (row[0] or [], row[1] or []) if row is not None else ([], [])
+    stats.common = {e: float(f) for e, f in zip(elems, freqs, strict=False)}
+    stats.rare = {}
+    stats.taken_at = time.monotonic()
+
+
+def _count(session: Session, lexemes: list[str], *, with_total: bool) -> dict[str, float]:
+    """Exact counts through the GIN index ('' → every record, when asked)."""
+    counts = [
+        select(func.count())
+        .select_from(RecordRow)
+        .where(_tsv.op("@@")(cast(literal(_quote(lx)), TSQUERY)))
+        .scalar_subquery()
+        for lx in lexemes
+    ]
+    if with_total:
+        counts.insert(0, select(func.count()).select_from(RecordRow).scalar_subquery())
+    row = session.execute(select(*counts)).one()
+    keys = ([""] if with_total else []) + lexemes
+    return {k: float(v) for k, v in zip(keys, row, strict=True)}
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
