@@ -60,7 +60,7 @@ class EmbeddingSettings(BaseModel):
     api_key: str = ""
     timeout_s: float = Field(default=30.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
-    batch_size: int = Field(default=64, ge=1, le=2048)
+    batch_size: int = Field(default=128, ge=1, le=2048)
     worker_interval_s: float = Field(default=0.5, gt=0)
     worker_enabled: bool = True
 

@@ -10,12 +10,13 @@ large stores:
   list), and those counts are cached as well. Below LARGE_STORE everything is counted
   exactly on every query, which is cheap there;
 - candidates (on a store of LARGE_STORE records or more): when the query has a lexeme
-  that occurs in at most COMMON_FRACTION of the records, lexemes more common than that only score, they do not select: the records
-  that contain nothing but common lexemes are not ranked at all (they could only have a
-  low score), and the rest are scored with every query lexeme, exactly. When even that
-  selects more than MAX_MATCHES records (a query of common words only, across every
-  scope of a large store), the newest MAX_MATCHES of them are scored — the same
-  preference for recent memory that salience expresses — instead of all of them.
+  that occurs in at most COMMON_FRACTION of the records, lexemes more common than that
+  only score, they do not select: the records that contain nothing but common lexemes
+  are not ranked at all (they could only have a low score), and the rest are scored
+  with every query lexeme, exactly. When even that selects more than MAX_MATCHES
+  records (a query of common words only, across every scope of a large store), the
+  newest MAX_MATCHES of them are scored — the same preference for recent memory that
+  salience expresses — instead of all of them.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from app import clock
 from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
+from app.embedding.query_cache import query_vector
 from app.entities import repository as entity_repo
 from app.enums import MemoryType, Status
 from app.models import RecordRow, RelationRow
@@ -204,7 +205,7 @@ class RetrieveService:
         if self.embedder is None:
             return None
         try:
-            vector = self.embedder.embed([query])[0]
+            vector = query_vector(self.embedder, query)
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None

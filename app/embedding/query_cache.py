@@ -1,0 +1,30 @@
+"""Recent query vectors, per process: agents repeat and rephrase the same task
+descriptors, and embedding one query costs ~20 ms of CPU with the local model."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from app.embedding.providers import Embedder
+
+MAX_ENTRIES = 4096
+
+_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def query_vector(embedder: Embedder, query: str) -> list[float]:
+    """The embedding of `query`, from the cache when it was asked recently (LRU)."""
+    key = (embedder.name, query)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    vector = embedder.embed([query])[0]
+    with _lock:
+        _cache[key] = vector
+        while len(_cache) > MAX_ENTRIES:
+            _cache.popitem(last=False)
+    return vector
