@@ -43,18 +43,16 @@ MODULES = _modules()
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module `path` imports (`from a import b` counts a.b when that is a module)."""
+    """Every module `path` imports (`from a import b` counts a.b, not a, when b is a
+    module)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(
-                f"{node.module}.{a.name}"
-                for a in node.names
-                if f"{node.module}.{a.name}" in MODULES
-            )
+            submodules = {f"{node.module}.{a.name}" for a in node.names}
+            submodules &= MODULES.keys()
+            found.update(submodules or {node.module})
     return found
 
 
