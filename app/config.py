@@ -109,9 +109,9 @@ class CapacitySettings(BaseModel):
     """Load shedding: at most max_in_flight /v1 requests run at once per process; up to
     max_queued more wait at most queue_timeout_s for a turn; the rest get 503 at once."""
 
-    max_in_flight: int = Field(default=24, ge=1, le=10_000)
+    max_in_flight: int = Field(default=16, ge=1, le=10_000)
     max_queued: int = Field(default=256, ge=0, le=100_000)
-    queue_timeout_s: float = Field(default=2.0, gt=0)
+    queue_timeout_s: float = Field(default=1.0, gt=0)
     retry_after_s: int = Field(default=1, ge=1)
 
 
@@ -131,6 +131,9 @@ class Settings(BaseSettings):
     # in_process: the API process also embeds records and runs scheduled jobs (one
     # process, zero infrastructure). worker: they run in `python -m app.worker` instead.
     background: Literal["in_process", "worker"] = "in_process"
+    # `python -m app.worker` lowers its CPU priority by this much, so that on a shared
+    # machine embedding records never starves the requests (0 disables).
+    worker_nice: int = Field(default=10, ge=0, le=19)
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
     log_level: str = "info"
 

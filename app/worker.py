@@ -6,6 +6,7 @@ the jobs' leader lock makes exactly one of them run each tick."""
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from types import FrameType
@@ -40,6 +41,8 @@ def run(settings: Settings, stop: threading.Event) -> None:
 
 def main() -> None:
     settings = get_settings()
+    if settings.worker_nice:
+        os.nice(settings.worker_nice)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     stop = threading.Event()
 

@@ -76,15 +76,20 @@ class LocalEmbedder:
 
     provider = "local"
 
-    def __init__(self, model: str, dimension: int) -> None:
+    def __init__(self, model: str, dimension: int, threads: int | None = None) -> None:
         self.name = model
         self.dimension = dimension
+        self.threads = threads  # torch intra-op threads of this process; None: torch's
         self._checked = False
 
     def load(self) -> None:
         """Load the model (once per process) and check its dimension."""
         if self._checked:
             return
+        if self.threads is not None:
+            import torch
+
+            torch.set_num_threads(self.threads)
         try:
             st, _ = _load_sentence_transformer(self.name)
         except ImportError as exc:
@@ -205,9 +210,12 @@ class OpenAIEmbedder:
         return min(delay, MAX_BACKOFF_S)
 
 
-def build_embedder(cfg: EmbeddingSettings) -> Embedder:
+def build_embedder(cfg: EmbeddingSettings, *, queries_only: bool = False) -> Embedder:
+    """`queries_only`: this process embeds single queries, never batches of records (an
+    API process whose records are embedded by `python -m app.worker`): one torch thread
+    each, so several API processes share the cores instead of oversubscribing them."""
     if cfg.provider == "local":
-        return LocalEmbedder(cfg.model, cfg.dimension)
+        return LocalEmbedder(cfg.model, cfg.dimension, threads=1 if queries_only else None)
     if cfg.provider == "openai":
         return OpenAIEmbedder(
             base_url=cfg.base_url,

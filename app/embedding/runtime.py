@@ -40,7 +40,7 @@ class EmbeddingRuntime:
         """Build the provider, check/pin its model, and start the queue worker when
         enabled here (`run_worker` is False in an API process whose records are embedded
         by `python -m app.worker`)."""
-        embedder: Embedder = build_embedder(cfg)
+        embedder: Embedder = build_embedder(cfg, queries_only=not run_worker)
         if is_active(embedder) and db.tier is Tier.postgres:
             log.warning(
                 "embedding provider %r is configured but PostgreSQL has no pgvector (tier 2): "
