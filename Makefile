@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: serve test install install-dev migrate lint check bench-locomo bench-lifecycle clean
+.PHONY: serve test install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,14 @@ check: lint test
 
 bench-locomo: install-dev
 	$(BIN)/python bench/locomo.py --store sqlite --out bench/results/locomo-sqlite.json
+
+bench-load: install-dev
+	$(BIN)/python bench/load.py --store sqlite --out bench/results/load-sqlite.json
+	$(BIN)/python bench/load.py --store postgres --out bench/results/load-postgres.json
+
+bench-scale: install-dev
+	$(BIN)/python bench/scale.py --store sqlite --records 200000 --reuse
+	$(BIN)/python bench/scale.py --store postgres --records 100000 --reuse
 
 bench-lifecycle: install-dev
 	$(BIN)/python bench/lifecycle.py --store sqlite --out bench/results/lifecycle-sqlite.json

@@ -4,9 +4,12 @@ app.worker`, MEMBRANE_BACKGROUND=worker).
 
 Traffic: 70 % retrieve (LoCoMo questions, one scope or all), 25 % capture (LoCoMo turns),
 5 % reinforce or penalize of a record this run captured. Each step runs for
---step-seconds (and at most --max-requests); every client issues requests back to back.
+--step-seconds (and at most --max-requests); every client issues requests back to back,
+except that after a 503 it waits the Retry-After it was given, as a well-behaved client
+or gateway does.
 Per step: requests/s, p50/p99/max latency, counts per status, 503s that carried
-Retry-After, and client timeouts. Afterwards every acknowledged capture is read back.
+Retry-After, and client timeouts (10 s). Each simulated client has its own keep-alive
+connection (bench/rawhttp.py). Afterwards every acknowledged capture is read back.
 
     .venv/bin/python bench/load.py --store sqlite --out bench/results/load-sqlite.json
     .venv/bin/python bench/load.py --store postgres --out bench/results/load-postgres.json
@@ -32,6 +35,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import REPO_ROOT, percentile, production_server
+from rawhttp import RawConnection
 
 DATA = REPO_ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
 STEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -50,10 +54,12 @@ class Step:
     def summary(self) -> dict[str, Any]:
         lat = sorted(self.latencies)
         done = len(lat)
+        ok = sum(n for code, n in self.statuses.items() if code.startswith("2"))
         return {
             "clients": self.clients,
             "requests": done,
             "throughput_rps": round(done / self.elapsed, 1) if self.elapsed else 0.0,
+            "goodput_rps": round(ok / self.elapsed, 1) if self.elapsed else 0.0,
             "p50_ms": round(percentile(lat, 50) * 1000, 1),
             "p99_ms": round(percentile(lat, 99) * 1000, 1),
             "max_ms": round(lat[-1] * 1000, 1) if lat else 0.0,
@@ -81,16 +87,17 @@ def load_corpus(path: Path) -> Corpus:
 
 
 async def one_request(
-    client: httpx.AsyncClient, corpus: Corpus, rng: random.Random
-) -> tuple[str, bool]:
-    """Issue one request of the mix; returns (status or 'timeout', had Retry-After)."""
+    client: RawConnection, corpus: Corpus, rng: random.Random
+) -> tuple[str, float]:
+    """Issue one request of the mix; returns (status or 'timeout', Retry-After seconds)."""
     roll = rng.random()
     if roll < 0.05 and corpus.acknowledged:
         rid = rng.choice(corpus.acknowledged)
         if rng.random() < 0.5:
-            response = await client.post(f"/v1/records/{rid}/reinforce")
+            response = await client.request("POST", f"/v1/records/{rid}/reinforce")
         else:
-            response = await client.post(f"/v1/records/{rid}/penalize", json={"amount": 0.05})
+            path = f"/v1/records/{rid}/penalize"
+            response = await client.request("POST", path, {"amount": 0.05})
     elif roll < 0.30:
         body = {
             "source": "load",
@@ -98,36 +105,41 @@ async def one_request(
             "summary": rng.choice(corpus.turns),
             "scope": f"load/{rng.randrange(SCOPES)}",
         }
-        response = await client.post("/v1/capture", json=body)
-        if response.status_code == 201:
+        response = await client.request("POST", "/v1/capture", body)
+        if response.status == 201:
             corpus.acknowledged.append(response.json()["primary_record"]["id"])
     else:
         query: dict[str, Any] = {"query": rng.choice(corpus.questions), "limit": 10}
         if rng.random() < 0.5:
             query["scopes"] = [f"load/{rng.randrange(SCOPES)}"]
-        response = await client.post("/v1/retrieve", json=query)
-    return str(response.status_code), "retry-after" in response.headers
+        response = await client.request("POST", "/v1/retrieve", query)
+    return str(response.status), float(response.headers.get("retry-after", 0))
 
 
 async def run_step(
-    client: httpx.AsyncClient, corpus: Corpus, clients: int, seconds: float, cap: int
+    url: str, headers: dict[str, str], corpus: Corpus, clients: int, seconds: float, cap: int
 ) -> Step:
     step = Step(clients)
     deadline = time.monotonic() + seconds
     rng = random.Random(clients)
 
     async def worker() -> None:
+        client = RawConnection(url, headers)
         while time.monotonic() < deadline and len(step.latencies) < cap:
             t0 = time.monotonic()
             try:
                 status, retry_after = await one_request(client, corpus, rng)
-            except httpx.TimeoutException:
-                status, retry_after = "timeout", False
-            except httpx.TransportError as exc:
-                status, retry_after = type(exc).__name__, False
+            except TimeoutError:
+                status, retry_after = "timeout", 0.0
+            except (OSError, asyncio.IncompleteReadError) as exc:
+                status, retry_after = type(exc).__name__, 0.0
             step.latencies.append(time.monotonic() - t0)
             step.statuses[status] += 1
-            step.retry_after_503 += status == "503" and retry_after
+            if status == "503" and retry_after:
+                step.retry_after_503 += 1
+                # A well-behaved client (or gateway) waits as told before its next call.
+                await asyncio.sleep(min(retry_after, max(0.0, deadline - time.monotonic())))
+        await client.close()
 
     t0 = time.monotonic()
     await asyncio.gather(*(worker() for _ in range(clients)))
@@ -158,26 +170,23 @@ async def ramp(
     url: str, key: str | None, corpus: Corpus, args: argparse.Namespace
 ) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    limits = httpx.Limits(max_connections=300, max_keepalive_connections=300)
-    async with httpx.AsyncClient(
-        base_url=url, headers=headers, timeout=CLIENT_TIMEOUT_S, limits=limits
-    ) as client:
-        warm = await run_step(client, corpus, 4, 3.0, 200)  # fills scopes, loads the model
-        print(f"warm-up: {warm.summary()['statuses']}", file=sys.stderr)
-        steps = []
-        for clients in STEPS:
-            step = await run_step(client, corpus, clients, args.step_seconds, args.max_requests)
-            steps.append(step.summary())
-            print_row(steps[-1])
+    warm = await run_step(url, headers, corpus, 4, 3.0, 200)  # fills scopes, loads the model
+    print(f"warm-up: {warm.summary()['statuses']}", file=sys.stderr)
+    steps = []
+    for clients in STEPS:
+        step = await run_step(url, headers, corpus, clients, args.step_seconds, args.max_requests)
+        steps.append(step.summary())
+        print_row(steps[-1])
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=CLIENT_TIMEOUT_S) as client:
         check = await verify(client, corpus.acknowledged)
-    peak = max(s["throughput_rps"] for s in steps)
+    peak = max(s["goodput_rps"] for s in steps)
     return {
         "url": url,
         "step_seconds": args.step_seconds,
         "mix": {"retrieve": 0.70, "capture": 0.25, "reinforce_or_penalize": 0.05},
         "steps": steps,
-        "peak_rps": peak,
-        "at_256_of_peak": round(steps[-1]["throughput_rps"] / peak, 3) if peak else 0.0,
+        "peak_goodput_rps": peak,
+        "goodput_at_256_of_peak": round(steps[-1]["goodput_rps"] / peak, 3) if peak else 0.0,
         "answered_5xx_other_than_503": sum(
             n
             for s in steps
@@ -193,6 +202,7 @@ def print_row(step: dict[str, Any]) -> None:
     statuses = " ".join(f"{k}:{v}" for k, v in step["statuses"].items())
     print(
         f"{step['clients']:>4} clients {step['throughput_rps']:>7.1f} req/s "
+        f"({step['goodput_rps']:>6.1f} 2xx/s) "
         f"p50 {step['p50_ms']:>7.1f} p99 {step['p99_ms']:>7.1f} max {step['max_ms']:>7.1f} ms  "
         f"{statuses}",
         flush=True,
@@ -224,7 +234,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = asyncio.run(ramp(server.url, None, corpus, args))
             result["server"] = server.describe()
     result["store"] = args.store or "external"
-    keys = ("peak_rps", "at_256_of_peak", "slowest_ms", "answered_5xx_other_than_503", "verify")
+    keys = (
+        "peak_goodput_rps",
+        "goodput_at_256_of_peak",
+        "slowest_ms",
+        "answered_5xx_other_than_503",
+        "verify",
+    )
     print(json.dumps({k: result[k] for k in keys}))
     if args.out:
         args.out.write_text(json.dumps(result, indent=2) + "\n")
