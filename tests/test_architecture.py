@@ -25,7 +25,14 @@ PURE = {
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.
-REPOSITORY_BASE = {"app.models", "app.db", "app.trust", "app.enums", "app.records.filters"}
+REPOSITORY_BASE = {
+    "app.models",
+    "app.db",
+    "app.engine_cache",
+    "app.trust",
+    "app.enums",
+    "app.records.filters",
+}
 # SQL modules that are not named *repository.
 SQL_MODULES = {"app.retrieve.vector_cache"}
 

@@ -24,14 +24,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import (
     ARRAY,
     Double,
-    Engine,
     Float,
     Text,
     bindparam,
@@ -47,6 +45,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.engine_cache import PerEngine
 from app.models import RecordRow
 
 K1 = 1.2
@@ -69,8 +68,7 @@ class _StoreStats:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_stats: weakref.WeakKeyDictionary[Engine, _StoreStats] = weakref.WeakKeyDictionary()
-_stats_guard = threading.Lock()
+_stats: PerEngine[_StoreStats] = PerEngine(_StoreStats)
 
 
 def bm25(
@@ -133,7 +131,7 @@ def _lexemes(session: Session, query: str) -> list[str]:
 
 def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str, float]]:
     """(records in the store, lexeme → records containing it)."""
-    stats = _stats_for(session)
+    stats = _stats.of(session)
     with stats.lock:
         if time.monotonic() - stats.taken_at > STATS_TTL_S:
             _refresh(session, stats)
@@ -146,15 +144,6 @@ def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str,
         counted = _count(session, missing, with_total=False) if missing else {}
         stats.rare.update(counted)
         return stats.total, out | counted
-
-
-def _stats_for(session: Session) -> _StoreStats:
-    engine = session.get_bind().engine
-    with _stats_guard:
-        stats = _stats.get(engine)
-        if stats is None:
-            stats = _stats[engine] = _StoreStats()
-        return stats
 
 
 def _refresh(session: Session, stats: _StoreStats) -> None:

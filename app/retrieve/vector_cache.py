@@ -5,15 +5,15 @@ or replaced)."""
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import Engine, select, text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.engine_cache import PerEngine
 from app.models import RecordRow
 
 
@@ -53,19 +53,7 @@ class _Matrix:
         return view, self.ids[:n], self.position
 
 
-_caches: weakref.WeakKeyDictionary[Engine, _Matrix] = weakref.WeakKeyDictionary()
-
-
-_caches_lock = threading.Lock()
-
-
-def _cache_for(session: Session) -> _Matrix:
-    engine = session.get_bind().engine
-    with _caches_lock:
-        cache = _caches.get(engine)
-        if cache is None:
-            cache = _caches[engine] = _Matrix()
-        return cache
+_caches: PerEngine[_Matrix] = PerEngine(_Matrix)
 
 
 def _refresh(session: Session, cache: _Matrix) -> None:
@@ -111,7 +99,7 @@ def sqlite_nearest(
     limit: int,
     also: Sequence[str],
 ) -> dict[str, float]:
-    cache = _cache_for(session)
+    cache = _caches.of(session)
     with cache.lock:
         _refresh(session, cache)
         matrix, ids, position = cache.snapshot()
