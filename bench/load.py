@@ -7,12 +7,14 @@ Traffic: 70 % retrieve (LoCoMo questions, one scope or all), 25 % capture (LoCoM
 --step-seconds (and at most --max-requests); every client issues requests back to back,
 except that after a 503 it waits the Retry-After it was given, as a well-behaved client
 or gateway does.
-Per step: requests/s, p50/p99/max latency, counts per status, 503s that carried
-Retry-After, and client timeouts (10 s). Each simulated client has its own keep-alive
-connection (bench/rawhttp.py). Afterwards every acknowledged capture is read back.
+Per step: requests/s, 2xx/s, p50/p99/max latency, counts per status, 503s that carried
+Retry-After, and client timeouts (10 s, their own category). Each simulated client has
+its own keep-alive connection (bench/rawhttp.py; `--client httpx` shares one
+httpx.AsyncClient with a pool of 300 instead). Afterwards every acknowledged capture (2xx
+with an id) is read back: lost = acknowledged - readable.
 
-    .venv/bin/python bench/load.py --store sqlite --out bench/results/load-sqlite.json
-    .venv/bin/python bench/load.py --store postgres --out bench/results/load-postgres.json
+    .venv/bin/python bench/load.py --store sqlite      # → bench/results/load-sqlite.json
+    .venv/bin/python bench/load.py --store postgres    # → bench/results/load-postgres.json
     .venv/bin/python bench/load.py --url http://127.0.0.1:8080 --api-key KEY
 """
 
@@ -25,19 +27,26 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
+from typing import Any, Protocol
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import REPO_ROOT, percentile, production_server
-from rawhttp import RawConnection
+from harness import (
+    LOCOMO,
+    REPO_ROOT,
+    is_loopback,
+    load_locomo,
+    percentile,
+    production_server,
+    retry_after_s,
+)
+from rawhttp import RawConnection, RawResponse
 
-DATA = REPO_ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
 STEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SCOPES = 50
 CLIENT_TIMEOUT_S = 10.0
@@ -48,6 +57,7 @@ class Step:
     clients: int
     latencies: list[float] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
+    by_operation: dict[str, Counter[str]] = field(default_factory=dict)
     retry_after_503: int = 0
     elapsed: float = 0.0
 
@@ -64,7 +74,11 @@ class Step:
             "p99_ms": round(percentile(lat, 99) * 1000, 1),
             "max_ms": round(lat[-1] * 1000, 1) if lat else 0.0,
             "statuses": dict(sorted(self.statuses.items())),
+            "timeouts": self.statuses.get("timeout", 0),
             "503_with_retry_after": self.retry_after_503,
+            "by_operation": {
+                op: dict(sorted(c.items())) for op, c in sorted(self.by_operation.items())
+            },
         }
 
 
@@ -76,66 +90,115 @@ class Corpus:
 
 
 def load_corpus(path: Path) -> Corpus:
-    turns: list[str] = []
-    questions: list[str] = []
-    for conv in json.loads(path.read_text()):
-        for key, value in conv["conversation"].items():
-            if key.startswith("session_") and isinstance(value, list):
-                turns += [f"{t['speaker']}: {t['text']}" for t in value if t.get("text")]
-        questions += [qa["question"] for qa in conv["qa"] if qa.get("question")]
-    return Corpus(turns=turns, questions=questions)
+    text = load_locomo(path)
+    return Corpus(turns=text.lines(), questions=text.questions)
+
+
+class Client(Protocol):
+    async def request(
+        self, method: str, path: str, body: Any = None, timeout: float = CLIENT_TIMEOUT_S
+    ) -> RawResponse: ...
+
+    async def close(self) -> None: ...
+
+
+class PooledClient:
+    """The same interface over one shared httpx.AsyncClient (`--client httpx`)."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def request(
+        self, method: str, path: str, body: Any = None, timeout: float = CLIENT_TIMEOUT_S
+    ) -> RawResponse:
+        try:
+            # httpx's timeout bounds each phase (pool, connect, read); the client's
+            # timeout bounds the whole exchange, as the raw client's does.
+            exchange = self.client.request(method, path, json=body, timeout=timeout)
+            r = await asyncio.wait_for(exchange, timeout)
+        except httpx.TimeoutException as exc:
+            raise TimeoutError from exc
+        return RawResponse(r.status_code, dict(r.headers), r.content)
+
+    async def close(self) -> None:
+        return None
+
+
+@asynccontextmanager
+async def clients(
+    url: str, headers: dict[str, str], kind: str
+) -> AsyncIterator[Callable[[], Client]]:
+    """Yields a factory of per-simulated-client connections."""
+    if kind == "raw":
+        yield lambda: RawConnection(url, headers)
+        return
+    limits = httpx.Limits(max_connections=300, max_keepalive_connections=300)
+    async with httpx.AsyncClient(
+        base_url=url, headers=headers, limits=limits, timeout=CLIENT_TIMEOUT_S
+    ) as pooled:
+        shared = PooledClient(pooled)
+        yield lambda: shared
+
+
+def pick(corpus: Corpus, rng: random.Random) -> str:
+    """The next operation of the mix (salience needs a record this run captured)."""
+    roll = rng.random()
+    if roll < 0.05 and corpus.acknowledged:
+        return "reinforce" if rng.random() < 0.5 else "penalize"
+    return "capture" if roll < 0.30 else "retrieve"
 
 
 async def one_request(
-    client: RawConnection, corpus: Corpus, rng: random.Random
-) -> tuple[str, float]:
-    """Issue one request of the mix; returns (status or 'timeout', Retry-After seconds)."""
-    roll = rng.random()
-    if roll < 0.05 and corpus.acknowledged:
-        rid = rng.choice(corpus.acknowledged)
-        if rng.random() < 0.5:
-            response = await client.request("POST", f"/v1/records/{rid}/reinforce")
-        else:
-            path = f"/v1/records/{rid}/penalize"
-            response = await client.request("POST", path, {"amount": 0.05})
-    elif roll < 0.30:
-        body = {
+    client: Client, op: str, corpus: Corpus, rng: random.Random
+) -> tuple[str, float | None]:
+    """Issue one request; returns (status, Retry-After seconds or None)."""
+    if op in ("reinforce", "penalize"):
+        path = f"/v1/records/{rng.choice(corpus.acknowledged)}/{op}"
+        body = {"amount": 0.05} if op == "penalize" else None
+        response = await client.request("POST", path, body)
+    elif op == "capture":
+        capture = {
             "source": "load",
             "source_kind": "event",
             "summary": rng.choice(corpus.turns),
             "scope": f"load/{rng.randrange(SCOPES)}",
         }
-        response = await client.request("POST", "/v1/capture", body)
-        if response.status == 201:
-            corpus.acknowledged.append(response.json()["primary_record"]["id"])
+        response = await client.request("POST", "/v1/capture", capture)
+        if 200 <= response.status < 300:
+            rid = response.json().get("primary_record", {}).get("id")
+            if rid:
+                corpus.acknowledged.append(rid)
     else:
         query: dict[str, Any] = {"query": rng.choice(corpus.questions), "limit": 10}
         if rng.random() < 0.5:
             query["scopes"] = [f"load/{rng.randrange(SCOPES)}"]
         response = await client.request("POST", "/v1/retrieve", query)
-    return str(response.status), float(response.headers.get("retry-after", 0))
+    return str(response.status), retry_after_s(response.headers.get("retry-after"))
 
 
 async def run_step(
-    url: str, headers: dict[str, str], corpus: Corpus, clients: int, seconds: float, cap: int
+    connect: Callable[[], Client], corpus: Corpus, clients: int, seconds: float, cap: int
 ) -> Step:
     step = Step(clients)
     deadline = time.monotonic() + seconds
     rng = random.Random(clients)
 
     async def worker() -> None:
-        client = RawConnection(url, headers)
+        client = connect()
         while time.monotonic() < deadline and len(step.latencies) < cap:
             t0 = time.monotonic()
+            retry_after: float | None = None
+            op = pick(corpus, rng)
             try:
-                status, retry_after = await one_request(client, corpus, rng)
+                status, retry_after = await one_request(client, op, corpus, rng)
             except TimeoutError:
-                status, retry_after = "timeout", 0.0
-            except (OSError, asyncio.IncompleteReadError) as exc:
-                status, retry_after = type(exc).__name__, 0.0
+                status = "timeout"
+            except (OSError, asyncio.IncompleteReadError, httpx.TransportError) as exc:
+                status = type(exc).__name__
             step.latencies.append(time.monotonic() - t0)
             step.statuses[status] += 1
-            if status == "503" and retry_after:
+            step.by_operation.setdefault(op, Counter())[status] += 1
+            if status == "503" and retry_after is not None:
                 step.retry_after_503 += 1
                 # A well-behaved client (or gateway) waits as told before its next call.
                 await asyncio.sleep(min(retry_after, max(0.0, deadline - time.monotonic())))
@@ -147,42 +210,61 @@ async def run_step(
     return step
 
 
-async def verify(client: httpx.AsyncClient, ids: Sequence[str]) -> dict[str, int]:
-    """Read back every acknowledged capture (a few at a time, retrying 503s)."""
+async def verify(client: httpx.AsyncClient, ids: Sequence[str]) -> dict[str, Any]:
+    """Read back every acknowledged capture (a few at a time, retrying 503s and
+    timeouts): lost = acknowledged - readable."""
     gate = asyncio.Semaphore(8)
-    missing: list[str] = []
+    missing: Counter[str] = Counter()
 
     async def check(rid: str) -> None:
         async with gate:
+            status = "never answered"
             for _ in range(20):
-                response = await client.get(f"/v1/records/{rid}")
+                try:
+                    response = await client.get(f"/v1/records/{rid}")
+                except httpx.HTTPError as exc:
+                    status = type(exc).__name__
+                    await asyncio.sleep(0.2)
+                    continue
+                status = str(response.status_code)
                 if response.status_code != 503:
                     break
-                await asyncio.sleep(0.2)
-            if response.status_code != 200:
-                missing.append(rid)
+                await asyncio.sleep(retry_after_s(response.headers.get("retry-after")) or 0.2)
+            if status != "200":
+                missing[status] += 1
 
-    await asyncio.gather(*(check(rid) for rid in ids))
-    return {"acknowledged": len(ids), "readable": len(ids) - len(missing), "lost": len(missing)}
+    await asyncio.gather(*(check(rid) for rid in dict.fromkeys(ids)))
+    unique = len(dict.fromkeys(ids))
+    lost = sum(missing.values())
+    return {
+        "acknowledged": unique,
+        "readable": unique - lost,
+        "lost": lost,
+        "unreadable_statuses": dict(missing),
+    }
 
 
 async def ramp(
     url: str, key: str | None, corpus: Corpus, args: argparse.Namespace
 ) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    warm = await run_step(url, headers, corpus, 4, 3.0, 200)  # fills scopes, loads the model
-    print(f"warm-up: {warm.summary()['statuses']}", file=sys.stderr)
     steps = []
-    for clients in STEPS:
-        step = await run_step(url, headers, corpus, clients, args.step_seconds, args.max_requests)
-        steps.append(step.summary())
-        print_row(steps[-1])
+    async with clients(url, headers, args.client) as connect:
+        warm = await run_step(connect, corpus, 4, 3.0, 200)  # fills scopes, loads the model
+        print(f"warm-up: {warm.summary()['statuses']}", file=sys.stderr)
+        for n in [s for s in STEPS if s <= args.max_clients]:
+            step = await run_step(connect, corpus, n, args.step_seconds, args.max_requests)
+            steps.append(step.summary())
+            print_row(steps[-1])
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=CLIENT_TIMEOUT_S) as client:
         check = await verify(client, corpus.acknowledged)
     peak = max(s["goodput_rps"] for s in steps)
     return {
         "url": url,
         "step_seconds": args.step_seconds,
+        "max_requests_per_step": args.max_requests,
+        "client": args.client,
+        "client_timeout_s": CLIENT_TIMEOUT_S,
         "mix": {"retrieve": 0.70, "capture": 0.25, "reinforce_or_penalize": 0.05},
         "steps": steps,
         "peak_goodput_rps": peak,
@@ -194,12 +276,15 @@ async def ramp(
             if code.startswith("5") and code != "503"
         ),
         "slowest_ms": max(s["max_ms"] for s in steps),
+        "timeouts": sum(s["timeouts"] for s in steps),
         "verify": check,
     }
 
 
 def print_row(step: dict[str, Any]) -> None:
     statuses = " ".join(f"{k}:{v}" for k, v in step["statuses"].items())
+    retry = step["503_with_retry_after"]
+    statuses += f"  (503 with Retry-After: {retry})" if "503" in step["statuses"] else ""
     print(
         f"{step['clients']:>4} clients {step['throughput_rps']:>7.1f} req/s "
         f"({step['goodput_rps']:>6.1f} 2xx/s) "
@@ -217,19 +302,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     target.add_argument("--store", choices=["sqlite", "postgres"])
     target.add_argument("--url")
     ap.add_argument("--api-key")
-    ap.add_argument("--workers", type=int, default=2, help="API processes (--store only)")
+    ap.add_argument(
+        "--workers", type=int, help="API processes, --store only (default: PostgreSQL 2, SQLite 1)"
+    )
     ap.add_argument("--step-seconds", type=float, default=10.0)
     ap.add_argument("--max-requests", type=int, default=20_000, help="per step")
-    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--max-clients", type=int, default=256, help="last step of the ramp")
+    ap.add_argument(
+        "--client",
+        choices=["raw", "httpx"],
+        default="raw",
+        help="raw: one keep-alive connection per simulated client (bench/rawhttp.py); "
+        "httpx: one shared httpx.AsyncClient, max_connections=300",
+    )
+    ap.add_argument("--data", type=Path, default=LOCOMO)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     corpus = load_corpus(args.data)
     if args.url:
-        if urlparse(args.url).hostname not in ("127.0.0.1", "localhost", "::1"):
+        if not is_loopback(args.url):
             ap.error("the load ramp only targets loopback servers")
         result = asyncio.run(ramp(args.url, args.api_key, corpus, args))
     else:
-        workers = 1 if args.store == "sqlite" else args.workers
+        workers = args.workers or (2 if args.store == "postgres" else 1)
         with production_server(args.store, workers=workers) as server:
             result = asyncio.run(ramp(server.url, None, corpus, args))
             result["server"] = server.describe()
@@ -239,11 +334,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "goodput_at_256_of_peak",
         "slowest_ms",
         "answered_5xx_other_than_503",
+        "timeouts",
         "verify",
     )
     print(json.dumps({k: result[k] for k in keys}))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    out = args.out or REPO_ROOT / "bench" / "results" / f"load-{result['store']}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
     return 0
 
 
