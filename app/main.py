@@ -23,6 +23,7 @@ from app.middleware import (
     BodyLimitMiddleware,
     CapacityMiddleware,
     RateLimitMiddleware,
+    TextGuardMiddleware,
     TokenBuckets,
 )
 from app.records.router import router as records_router
@@ -63,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics_router,
     ):
         app.include_router(router)
-    _add_middleware(app, settings)
+    _add_middleware(app, state)
     _register_problem_schema(app)
     return app
 
@@ -100,9 +101,12 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
     return lifespan
 
 
-def _add_middleware(app: FastAPI, settings: Settings) -> None:
-    """Outermost last: request metrics → body limit → rate limit → load shedding."""
+def _add_middleware(app: FastAPI, state: AppState) -> None:
+    """Outermost last: request metrics → body limit → rate limit → load shedding →
+    unstorable text."""
+    settings = state.settings
     cap = settings.capacity
+    app.add_middleware(TextGuardMiddleware)
     app.add_middleware(
         CapacityMiddleware,
         max_in_flight=cap.max_in_flight,
@@ -112,7 +116,7 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
     )
     if settings.rate_limit.enabled:
         buckets = TokenBuckets(settings.rate_limit.requests_per_second, settings.rate_limit.burst)
-        app.add_middleware(RateLimitMiddleware, buckets=buckets)
+        app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestMetricsMiddleware)
 

@@ -4,16 +4,18 @@ load shedding (a bounded number of requests in flight, a bounded wait for a turn
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import math
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
+from app.security import KeyStore, bearer_token
+from app.text_guard import body_problem, text_problem
 
 
 async def send_problem(
@@ -73,17 +75,7 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, _replaying(b"".join(chunks), receive), send)
 
     async def _refuse(self, send: Send) -> None:
         await send_problem(
@@ -95,38 +87,115 @@ class BodyLimitMiddleware:
         )
 
 
-class TokenBuckets:
-    """One token bucket per caller (API key digest, or client address in open mode)."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._lock = threading.Lock()
-
-    def take(self, key: str, now: float | None = None) -> float:
-        """0 when allowed, else seconds until a token is available."""
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            tokens, last = self._buckets.get(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
-                return 0.0
-            self._buckets[key] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
 
 
-class RateLimitMiddleware:
-    def __init__(self, app: ASGIApp, buckets: TokenBuckets) -> None:
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class TextGuardMiddleware:
+    """422 for /v1 requests carrying text no store can hold (app/text_guard.py) in the
+    path, query, headers or JSON body, and for bodies that are not UTF-8."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.buckets = buckets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
             await self.app(scope, receive, send)
             return
-        wait = self.buckets.take(_caller_key(scope))
+        problem = _request_line_problem(scope)
+        if problem is None and _has_json_body(scope):
+            body = await _read_body(receive)
+            problem = body_problem(body)
+            receive = _replaying(body, receive)
+        if problem is not None:
+            await send_problem(send, 422, "Unprocessable content", "unprocessable", problem)
+            return
+        await self.app(scope, receive, send)
+
+
+def _request_line_problem(scope: Scope) -> str | None:
+    problem = text_problem(str(scope.get("path", "")), "path")
+    query: bytes = scope.get("query_string", b"")
+    if problem is None and b"%00" in query:
+        problem = "query: NUL characters (U+0000) are not accepted."
+    for name, value in scope.get("headers") or []:
+        if problem is None and b"\x00" in value:
+            problem = f"header.{name.decode('latin-1')}: NUL characters are not accepted."
+    return problem
+
+
+def _has_json_body(scope: Scope) -> bool:
+    if scope.get("method") not in ("POST", "PUT", "PATCH"):
+        return False
+    headers = dict(scope.get("headers") or [])
+    content_type = headers.get(b"content-type", b"application/json").lower()
+    return b"json" in content_type
+
+
+class TokenBuckets:
+    """One token bucket per caller, at most `max_callers` of them: the least recently seen
+    is forgotten first (a forgotten caller starts again with a full bucket, which is what
+    its bucket would hold after an idle burst/rate seconds anyway)."""
+
+    def __init__(self, rate: float, burst: int, max_callers: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.max_callers = max_callers
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """0 when allowed, else seconds until a token is available."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            tokens, last = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            allowed = tokens >= 1.0
+            self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
+            while len(self._buckets) > self.max_callers:
+                self._buckets.popitem(last=False)
+            return 0.0 if allowed else (1.0 - tokens) / self.rate
+
+
+class RateLimitMiddleware:
+    """429 + Retry-After once a caller's bucket is empty. A caller is the principal of a
+    valid key (however the Authorization header is spelled); requests without a valid key
+    share their client address's bucket, so random keys cannot mint fresh buckets."""
+
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets, keys: KeyStore) -> None:
+        self.app = app
+        self.buckets = buckets
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        wait = self.buckets.take(self._caller(scope))
         if wait > 0:
             await send_problem(
                 send,
@@ -139,14 +208,14 @@ class RateLimitMiddleware:
             return
         await self.app(scope, receive, send)
 
-
-def _caller_key(scope: Scope) -> str:
-    headers: dict[bytes, bytes] = dict(scope.get("headers") or [])
-    auth = headers.get(b"authorization")
-    if auth:
-        return "key:" + hashlib.sha256(auth).hexdigest()
-    client: Any = scope.get("client") or ("unknown", 0)
-    return f"addr:{client[0]}"
+    def _caller(self, scope: Scope) -> str:
+        headers: dict[bytes, bytes] = dict(scope.get("headers") or [])
+        token = bearer_token(headers.get(b"authorization", b"").decode("latin-1"))
+        principal = self.keys.find(token) if token and not self.keys.open_mode else None
+        if principal is not None:
+            return "principal:" + principal.actor_id
+        client: Any = scope.get("client") or ("unknown", 0)
+        return f"addr:{client[0]}"
 
 
 class CapacityMiddleware:

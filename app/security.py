@@ -55,21 +55,36 @@ class KeyStore:
     def authenticate(self, authorization: str | None) -> Principal:
         if self.open_mode:
             return OPEN_PRINCIPAL
-        if not authorization or not authorization.lower().startswith("bearer "):
+        token = bearer_token(authorization)
+        if token is None:
             raise Unauthorized(
                 "Missing bearer token.", headers={"WWW-Authenticate": 'Bearer realm="membrane"'}
             )
-        digest = hash_key(authorization[7:].strip())
-        found: Principal | None = None
-        # Compare against every entry so timing does not reveal which prefix matched.
-        for stored, principal in self._entries:
-            if hmac.compare_digest(stored, digest):
-                found = principal
+        found = self.find(token)
         if found is None:
             raise Unauthorized(
                 "Invalid API key.", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
             )
         return found
+
+    def find(self, token: str) -> Principal | None:
+        """The principal holding `token`, or None."""
+        digest = hash_key(token)
+        found: Principal | None = None
+        # Compare against every entry so timing does not reveal which prefix matched.
+        for stored, principal in self._entries:
+            if hmac.compare_digest(stored, digest):
+                found = principal
+        return found
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (scheme case-insensitive,
+    surrounding whitespace ignored, RFC 9110 §11.1), or None."""
+    parts = (authorization or "").split(None, 1)
+    if len(parts) != 2 or parts[0].lower() != "bearer":
+        return None
+    return parts[1].strip() or None
 
 
 def trust_for(principal: Principal, narrowing: Narrowing | None = None) -> TrustContext:

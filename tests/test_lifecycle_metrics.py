@@ -55,13 +55,14 @@ def test_snapshot_counts_what_the_caller_sees(client: TestClient, db: Any) -> No
     counts = [b["count"] for b in m["salience_histogram"]]
     assert counts == [0, 1, 0, 0, 0, 4, 0, 0, 0, 0]
     assert m["salience_histogram"][1] == {"lower": 0.1, "upper": 0.2, "count": 1}
-    assert m["audit_entries"] == audit_total(db)
+    assert m["audit_entries"] == audit_total(db) - 1  # not the hyper record's create entry
     assert m["memory_growth_rate"] == pytest.approx(5 / 24)
     assert m["retrieval_usefulness"] == pytest.approx(0.75)
     assert m["competence_success_rate"] == pytest.approx(0.75)
     assert m["plan_reuse_frequency"] == pytest.approx(4.0)
     assert m["revision_rate"] == pytest.approx(1 / 5)
-    assert client.get("/v1/metrics", headers=auth("admin")).json()["total"] == 6
+    admin = client.get("/v1/metrics", headers=auth("admin")).json()
+    assert admin["total"] == 6 and admin["audit_entries"] == audit_total(db)
 
 
 def test_snapshot_respects_scopes_and_empty_stores(client: TestClient) -> None:

@@ -28,18 +28,29 @@ _ITEM = TypeAdapter(CaptureRequest)
 def capture_batch(
     service: CaptureService, items: list[dict[str, Any]], trust: TrustContext
 ) -> CaptureBatchResponse:
-    results = [_capture_item(service, i, raw, trust) for i, raw in enumerate(items)]
+    parsed = [_parse(i, raw) for i, raw in enumerate(items)]
+    service.lock_entities([p for p in parsed if isinstance(p, CaptureRequest)])
+    results = [_capture_item(service, i, p, trust) for i, p in enumerate(parsed)]
     created = sum(1 for r in results if r.result is not None)
     return CaptureBatchResponse(results=results, created=created, failed=len(results) - created)
 
 
-def _capture_item(
-    service: CaptureService, index: int, raw: dict[str, Any], trust: TrustContext
-) -> CaptureBatchItem:
+def _parse(index: int, raw: dict[str, Any]) -> CaptureRequest | CaptureBatchItem:
+    """The item's capture request, or its 422 answer (each validated as /v1/capture)."""
     try:
-        request = _ITEM.validate_python(raw)
+        return _ITEM.validate_python(raw)
     except ValidationError as exc:
         return CaptureBatchItem(index=index, status=422, problem=_invalid(index, exc))
+
+
+def _capture_item(
+    service: CaptureService,
+    index: int,
+    request: CaptureRequest | CaptureBatchItem,
+    trust: TrustContext,
+) -> CaptureBatchItem:
+    if isinstance(request, CaptureBatchItem):
+        return request
     try:
         with service.session.begin_nested():
             result = service.capture_response(request, trust)

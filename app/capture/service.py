@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,15 +69,21 @@ class CaptureService:
             edges=[relation_out(e) for e in result.edges],
         )
 
+    def lock_entities(self, requests: Sequence[CaptureRequest]) -> None:
+        """Take, in one global order, the entity-name locks of several captures that will
+        run in this transaction (a batch), so that no two batches deadlock."""
+        names = [
+            n for req in requests for n in _names(req.scope, _mentions(req, fact_of(req.content)))
+        ]
+        entity_repo.lock_names(self.session, names)
+
     def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
         cls = classify(req.source_kind, req.proposed_type)
         summary = summary_of(req.content, req.summary, req.reason_to_remember)
         fact = fact_of(req.content)
         payload = self._payload(cls.memory_type, req, summary, fact)
-        mentions = mentions_of(req.content, req.context)
-        named = {m.name.casefold() for m in mentions}
-        if fact is not None and fact[0].casefold() not in named:
-            mentions.insert(0, Mention(fact[0]))
+        mentions = _mentions(req, fact)
+        entity_repo.lock_names(self.session, _names(req.scope, mentions))
         now = clock.now()
         created: list[RecordRow] = []
         entities = self._resolve_entities(mentions, req, trust, created)
@@ -102,7 +109,7 @@ class CaptureService:
             fact_row = primary
             if cls.memory_type is not MemoryType.semantic:
                 fact_row = self._derive_fact(req, fact, primary, trust, result)
-            result.edges += self._link_fact(fact_row, fact, entities, req.scope, now)
+            result.edges += self._link_fact(fact_row, fact, entities, req.scope, trust)
         return result
 
     # -- pieces -------------------------------------------------------------------------
@@ -131,10 +138,7 @@ class CaptureService:
             raw = {"kind": "entity", "canonical_name": name, **_pick(data, "types", "aliases")}
         else:
             raw = {**data, "kind": memory_type.value}
-        try:
-            return _PAYLOAD.validate_python(raw)
-        except ValidationError as exc:
-            raise validation_problem(exc, "content") from exc
+        return _validated(raw, "content")
 
     def _spec(
         self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]
@@ -162,19 +166,20 @@ class CaptureService:
         resolved: dict[str, str] = {}
         for mention in mentions:
             existing = entity_repo.resolve(
-                self.session, req.scope, [mention.name, *mention.aliases]
+                self.session, req.scope, [mention.name, *mention.aliases], trust.ceiling_rank
             )
             if existing is not None:
                 resolved[mention.name.casefold()] = existing
                 continue
             spec = RecordCreate(
-                payload=_PAYLOAD.validate_python(
+                payload=_validated(
                     {
                         "kind": "entity",
                         "canonical_name": mention.name,
                         "types": mention.types,
                         "aliases": mention.aliases,
-                    }
+                    },
+                    "content.entities",
                 ),
                 sensitivity=req.sensitivity,
                 scope=req.scope,
@@ -194,14 +199,15 @@ class CaptureService:
         trust: TrustContext,
         result: CaptureResult,
     ) -> RecordRow:
-        payload = _PAYLOAD.validate_python(
+        payload = _validated(
             {
                 "kind": "semantic",
                 "subject": fact[0],
                 "predicate": fact[1],
                 "object": fact[2],
                 "evidence": [{"kind": "record", "ref": primary.id}],
-            }
+            },
+            "content",
         )
         spec = RecordCreate(
             payload=payload,
@@ -224,13 +230,14 @@ class CaptureService:
         fact: tuple[str, str, Any],
         entities: dict[str, str],
         scope: str | None,
-        now: float,
+        trust: TrustContext,
     ) -> list[RelationRow]:
+        now = clock.now()
         edges = relation_repo.add_pair(
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
-            obj = entity_repo.resolve(self.session, scope, [fact[2]])
+            obj = entity_repo.resolve(self.session, scope, [fact[2]], trust.ceiling_rank)
             if obj is not None:
                 edges += relation_repo.add_pair(
                     self.session, fact_row.id, "object_entity", obj, now
@@ -258,6 +265,27 @@ class CaptureService:
         )
         self.session.flush()
         return self.records.view(row)
+
+
+def _mentions(req: CaptureRequest, fact: tuple[str, str, Any] | None) -> list[Mention]:
+    """Entities a capture names: explicit mentions, and a fact's subject."""
+    mentions = mentions_of(req.content, req.context)
+    named = {m.name.casefold() for m in mentions}
+    if fact is not None and fact[0].casefold() not in named:
+        mentions.insert(0, Mention(fact[0]))
+    return mentions
+
+
+def _names(scope: str | None, mentions: list[Mention]) -> list[tuple[str | None, str]]:
+    return [(scope, name) for m in mentions for name in (m.name, *m.aliases)]
+
+
+def _validated(raw: dict[str, Any], where: str) -> Any:
+    """A typed payload built from caller input: invalid input is the caller's 422."""
+    try:
+        return _PAYLOAD.validate_python(raw)
+    except ValidationError as exc:
+        raise validation_problem(exc, where) from exc
 
 
 def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from app.db import dialect_of
 from app.models import EntityTermRow, RecordRow
+
+# The first half of the two-key advisory locks that serialize entity creation per name
+# ("ENTY"); the job leader locks use the one-key form, a separate key space.
+_ENTITY_LOCK_SPACE = 0x454E5459
 
 _SPACES = re.compile(r"\s+")
 
@@ -24,8 +30,30 @@ def add_terms(session: Session, record_id: str, scope: str | None, names: Iterab
         session.add(EntityTermRow(record_id=record_id, term=term, scope=scope or ""))
 
 
-def resolve(session: Session, scope: str | None, names: Sequence[str]) -> str | None:
-    """The oldest live entity record in `scope` whose name or alias matches any of `names`."""
+def lock_names(session: Session, names: Iterable[tuple[str | None, str]]) -> None:
+    """Serialize resolve-then-create per (scope, name) until this transaction ends, so
+    concurrent captures naming the same entity create it once. Locks are taken in one
+    global order (sorted keys), so two captures never wait for each other in a cycle.
+    SQLite needs none: it runs one write transaction at a time."""
+    if dialect_of(session) != "postgresql":
+        return
+    keys = {_lock_key(scope, normalize(name)) for scope, name in names if normalize(name)}
+    for key in sorted(keys):
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(:space, :key)"),
+            {"space": _ENTITY_LOCK_SPACE, "key": key},
+        )
+
+
+def _lock_key(scope: str | None, term: str) -> int:
+    digest = hashlib.sha256(f"{scope or ''}\x00{term}".encode()).digest()
+    return int.from_bytes(digest[:4], "big", signed=True)
+
+
+def resolve(session: Session, scope: str | None, names: Sequence[str], max_rank: int) -> str | None:
+    """The oldest live entity record in `scope`, at sensitivity rank ≤ `max_rank` (one the
+    caller may read: resolution must not reveal entities above its ceiling), whose name or
+    alias matches any of `names`."""
     terms = sorted({normalize(n) for n in names if normalize(n)})
     if not terms:
         return None
@@ -36,6 +64,7 @@ def resolve(session: Session, scope: str | None, names: Sequence[str]) -> str | 
             EntityTermRow.scope == (scope or ""),
             EntityTermRow.term.in_(terms),
             RecordRow.status.in_(["active", "contested"]),
+            RecordRow.sensitivity <= max_rank,
         )
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(1)

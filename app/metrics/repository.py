@@ -14,7 +14,7 @@ from app.db import dialect_of
 from app.models import AuditRow, RecordRow
 from app.records.repository import visible
 from app.salience.repository import current_salience_sql
-from app.trust import Visibility
+from app.trust import HIGHEST_RANK, Visibility
 
 HISTOGRAM_BUCKETS = 10
 
@@ -88,17 +88,30 @@ def record_groups(
     ]
 
 
-def audit_count(session: Session) -> int:
-    return int(session.scalar(select(func.count()).select_from(AuditRow)) or 0)
+def audit_count(session: Session, vis: Visibility) -> int:
+    """Audit entries about records `vis` may read. A caller who may read everything also
+    counts the entries of records deleted since (their trail outlives them)."""
+    stmt = select(func.count()).select_from(AuditRow)
+    if not _sees_everything(vis):
+        stmt = stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(visible(vis))
+    return int(session.scalar(stmt) or 0)
 
 
-def audit_action_counts(session: Session, actions: Sequence[str], since: float) -> dict[str, int]:
+def audit_action_counts(
+    session: Session, vis: Visibility, actions: Sequence[str], since: float
+) -> dict[str, int]:
     stmt = (
         select(AuditRow.action, func.count())
         .where(AuditRow.action.in_(list(actions)), AuditRow.timestamp >= since)
         .group_by(AuditRow.action)
     )
+    if not _sees_everything(vis):
+        stmt = stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(visible(vis))
     return {a: int(n) for a, n in session.execute(stmt)}
+
+
+def _sees_everything(vis: Visibility) -> bool:
+    return vis.scopes is None and vis.max_rank >= HIGHEST_RANK
 
 
 @dataclass(frozen=True)

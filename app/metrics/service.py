@@ -30,14 +30,14 @@ def snapshot(session: Session, trust: TrustContext, now: float) -> MetricsSnapsh
     vis = trust.reading()
     groups = metrics_repo.record_groups(session, vis, now=now, recent_since=now - DAY_S)
     feedback = metrics_repo.audit_action_counts(
-        session, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
+        session, vis, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
     )
     usage = metrics_repo.usage_totals(session, vis)
     ok, failed = usage.competence_successes, usage.competence_failures
     useful = feedback.get("reinforce", 0)
     return MetricsSnapshot(
         **_fold(groups),
-        audit_entries=metrics_repo.audit_count(session),
+        audit_entries=metrics_repo.audit_count(session, vis),
         retrieval_usefulness=_ratio(useful, useful + feedback.get("penalize", 0)),
         competence_success_rate=_ratio(ok, ok + failed),
         plan_reuse_frequency=usage.plan_executions_avg,
