@@ -91,6 +91,11 @@ class RateLimitSettings(BaseModel):
     burst: int = Field(default=200, ge=1)
 
 
+class IdempotencySettings(BaseModel):
+    # How long an Idempotency-Key's first answer is kept for retries (24 h).
+    retention_s: float = Field(default=86400.0, gt=0)
+
+
 class DatabaseSettings(BaseModel):
     """Connection pool and lock waits. A request holds one connection for its whole unit
     of work, so pool_size + max_overflow should cover capacity.max_in_flight per process."""
@@ -145,6 +150,7 @@ class Settings(BaseSettings):
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
 
     @property
     def open_mode(self) -> bool:

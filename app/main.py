@@ -9,12 +9,15 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from app import openapi
 from app.capture.router import router as capture_router
 from app.config import Settings, get_settings
 from app.embedding.router import router as embedding_router
 from app.embedding.runtime import EmbeddingRuntime
 from app.errors import Problem, install_handlers
 from app.health.router import router as health_router
+from app.idempotency.http import replay_response
+from app.idempotency.service import IdempotentReplay
 from app.jobs.router import router as jobs_router
 from app.jobs.scheduler import start_scheduler
 from app.metrics.middleware import RequestMetricsMiddleware
@@ -52,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.membrane = state
     install_handlers(app)
+    app.add_exception_handler(IdempotentReplay, replay_response)
     for router in (
         health_router,
         capture_router,
@@ -65,7 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
     _add_middleware(app, state)
-    _register_problem_schema(app)
+    openapi.install(app, Problem.model_json_schema())
     return app
 
 
@@ -119,19 +123,6 @@ def _add_middleware(app: FastAPI, state: AppState) -> None:
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestMetricsMiddleware)
-
-
-def _register_problem_schema(app: FastAPI) -> None:
-    """Make sure `Problem` is a named component even before any route references it."""
-    original = app.openapi
-
-    def openapi() -> dict[str, object]:
-        schema = original()
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        components.setdefault("Problem", Problem.model_json_schema())
-        return schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
 
 
 app = create_app()

@@ -68,6 +68,10 @@ class TrustContext:
     def can_read(self, sensitivity_rank: int, scope: str | None) -> bool:
         return sensitivity_rank <= self.ceiling_rank and self.scope_allowed(scope)
 
+    def may_list(self, sensitivity_rank: int, scope: str | None) -> bool:
+        """Whether the record exists for this caller at all (readable or redacted)."""
+        return sensitivity_rank <= self.listing().max_rank and self.scope_allowed(scope)
+
     def redacts(self, sensitivity_rank: int) -> bool:
         """True for a row that passed `listing()` but may only be shown as metadata."""
         return sensitivity_rank > self.ceiling_rank

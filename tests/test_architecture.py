@@ -22,6 +22,7 @@ PURE = {
     "app.capture.classifier",
     "app.embedding.unit",
     "app.metrics.registry",
+    "app.text_guard",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

@@ -58,5 +58,6 @@ def test_downgrade_to_base_and_upgrade_again(db_url: str) -> None:
         "entity_terms",
         "job_runs",
         "system_meta",
+        "idempotency_keys",
         "record_embeddings",
     } <= tables

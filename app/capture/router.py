@@ -21,6 +21,7 @@ from app.capture.schemas import (
 from app.capture.service import CaptureService
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
+from app.idempotency.http import IdempotencyDep
 from app.records.schemas import MemoryRecordOut
 from app.records.service import RecordService
 from app.state import AppState
@@ -42,9 +43,13 @@ def _service(state: AppState, session: Session) -> CaptureService:
     summary="Capture raw experience as typed memory",
 )
 def capture(
-    body: CaptureRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: CaptureRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
-    return _service(state, session).capture_response(body, trust)
+    return write.answer(201, _service(state, session).capture_response(body, trust))
 
 
 @router.post(
@@ -55,9 +60,13 @@ def capture(
     summary="Capture up to 1,000 items in one request; results in order, one per item",
 )
 def capture_batch(
-    body: CaptureBatchRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: CaptureBatchRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureBatchResponse:
-    return batch.capture_batch(_service(state, session), body.items, trust)
+    return write.answer(200, batch.capture_batch(_service(state, session), body.items, trust))
 
 
 @router.post(
@@ -70,9 +79,15 @@ def capture_batch(
     tags=["ingest"],
 )
 def ingest_event(
-    body: EventIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: EventIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
-    return _service(state, session).capture_response(ingest.from_event(body), trust)
+    return write.answer(
+        201, _service(state, session).capture_response(ingest.from_event(body), trust)
+    )
 
 
 @router.post(
@@ -85,9 +100,15 @@ def ingest_event(
     tags=["ingest"],
 )
 def ingest_observation(
-    body: ObservationIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: ObservationIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
-    return _service(state, session).capture_response(ingest.from_observation(body), trust)
+    return write.answer(
+        201, _service(state, session).capture_response(ingest.from_observation(body), trust)
+    )
 
 
 @router.post(
@@ -100,9 +121,15 @@ def ingest_observation(
     tags=["ingest"],
 )
 def ingest_tool_output(
-    body: ToolOutputIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: ToolOutputIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
-    return _service(state, session).capture_response(ingest.from_tool_output(body), trust)
+    return write.answer(
+        201, _service(state, session).capture_response(ingest.from_tool_output(body), trust)
+    )
 
 
 @router.post(
@@ -115,10 +142,14 @@ def ingest_tool_output(
     tags=["ingest"],
 )
 def ingest_working_state(
-    body: WorkingStateIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: WorkingStateIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
     request = ingest.from_working_state(body)
-    return _service(state, session).capture_response(request, trust)
+    return write.answer(201, _service(state, session).capture_response(request, trust))
 
 
 @router.post(
@@ -131,9 +162,15 @@ def ingest_working_state(
     tags=["ingest"],
 )
 def ingest_episode(
-    body: EpisodeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: EpisodeIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> CaptureResponse:
-    return _service(state, session).capture_response(ingest.from_episode(body), trust)
+    return write.answer(
+        201, _service(state, session).capture_response(ingest.from_episode(body), trust)
+    )
 
 
 @router.post(
@@ -145,6 +182,10 @@ def ingest_episode(
     summary="Record the outcome of an episodic record",
 )
 def ingest_outcome(
-    body: OutcomeIngest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: OutcomeIngest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> MemoryRecordOut:
-    return _service(state, session).record_outcome(body, trust)
+    return write.answer(200, _service(state, session).record_outcome(body, trust))

@@ -264,7 +264,7 @@ class CaptureService:
             details={"previous": previous, "outcome": body.outcome.value, **body.details},
         )
         self.session.flush()
-        return self.records.view(row)
+        return self.records.view(row, trust)
 
 
 def _mentions(req: CaptureRequest, fact: tuple[str, str, Any] | None) -> list[Mention]:

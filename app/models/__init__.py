@@ -197,6 +197,22 @@ class SystemMetaRow(Base):
     value: Mapped[str] = mapped_column(Text, nullable=False)
 
 
+class IdempotencyRow(Base):
+    """A write made with an Idempotency-Key: who sent it, what it was (fingerprint) and the
+    first answer, replayed to retries within the retention window (app/idempotency)."""
+
+    __tablename__ = "idempotency_keys"
+
+    actor: Mapped[str] = mapped_column(String(256), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[float] = mapped_column(Double, nullable=False)
+    status_code: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    response: Mapped[str | None] = mapped_column(Text, nullable=True)  # the JSON body
+
+    __table_args__ = (Index("ix_idempotency_created", "created_at"),)
+
+
 class EmbeddingRow(Base):
     """Vectors on SQLite (float32 bytes). On PostgreSQL + pgvector the migration adds a
     native `vector` column and an HNSW index to this same table."""

@@ -18,10 +18,11 @@ from app.salience.repository import current_salience_sql
 from app.trust import Visibility
 
 
-def visible(vis: Visibility) -> ColumnElement[bool]:
-    cond = RecordRow.sensitivity <= vis.max_rank
+def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
+    """`vis` as SQL over `rec` (the records table, or an alias of it in a join)."""
+    cond: ColumnElement[bool] = rec.sensitivity <= vis.max_rank
     if vis.scopes is not None:
-        cond = and_(cond, or_(RecordRow.scope.is_(None), RecordRow.scope.in_(sorted(vis.scopes))))
+        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(sorted(vis.scopes))))
     return cond
 
 

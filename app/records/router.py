@@ -44,7 +44,7 @@ def create_record(
 ) -> MemoryRecordOut:
     service = RecordService(session, state.policy)
     row = service.create(body, trust)
-    return service.view(row)
+    return service.view(row, trust)
 
 
 @router.get(

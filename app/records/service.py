@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -16,7 +15,7 @@ from app.audit import repository as audit_repo
 from app.entities import repository as entity_repo
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
-from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
+from app.models import AuditRow, ProvenanceRow, RecordRow
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
@@ -27,7 +26,6 @@ from app.records.schemas import (
     RecordCreate,
     RecordDeleted,
     RecordPage,
-    RelationOut,
     RelationsOut,
 )
 from app.records.search_text import searchable_text
@@ -110,7 +108,7 @@ class RecordService:
     def require_readable(self, record_id: str, trust: TrustContext) -> RecordRow:
         """A record by id: 404 when missing or out of scope, 403 when above the ceiling."""
         row = record_repo.get(self.session, record_id)
-        if row is None or not trust.scope_allowed(row.scope):
+        if row is None or not trust.may_list(row.sensitivity, row.scope):
             raise NotFound(f"No record {record_id!r}.")
         if trust.redacts(row.sensitivity):
             level = Sensitivity.from_rank(row.sensitivity).value
@@ -126,12 +124,12 @@ class RecordService:
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
         row = self.require_readable(record_id, trust)
-        rels = relation_repo.outgoing(self.session, [row.id])
+        rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
         history = audit_repo.for_record(self.session, row.id)
         return full_view(row, clock.now(), rels, history)
 
-    def view(self, row: RecordRow) -> MemoryRecordOut:
-        rels = relation_repo.outgoing(self.session, [row.id])
+    def view(self, row: RecordRow, trust: TrustContext) -> MemoryRecordOut:
+        rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
         return full_view(row, clock.now(), rels)
 
     def list_page(
@@ -144,7 +142,7 @@ class RecordService:
         more = len(rows) > limit
         rows = rows[:limit]
         visible_ids = [r.id for r in rows if not trust.redacts(r.sensitivity)]
-        rels = relation_repo.outgoing(self.session, visible_ids)
+        rels = relation_repo.outgoing(self.session, visible_ids, trust.reading())
         items = list_views(rows, rels, trust, now)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
 
@@ -158,32 +156,24 @@ class RecordService:
             self.require_readable(record_id, trust)
             return audit_repo.for_record(self.session, record_id)
         tomb = audit_repo.tombstone(self.session, record_id)
-        if tomb is None or not trust.scope_allowed(tomb.details.get("scope")):
+        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK)) if tomb else HIGHEST_RANK
+        if tomb is None or not trust.may_list(was_rank, tomb.details.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
-        if trust.redacts(int(tomb.details.get("sensitivity", HIGHEST_RANK))):
+        if trust.redacts(was_rank):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
         return audit_repo.for_record(self.session, record_id)
 
     def relations(self, record_id: str, trust: TrustContext) -> RelationsOut:
         self.require_readable(record_id, trust)
-        out = relation_repo.outgoing(self.session, [record_id])
-        inc = relation_repo.incoming(self.session, [record_id])
+        vis = trust.reading()
         return RelationsOut(
-            outgoing=self._visible_edges(out, [e.target_id for e in out], trust),
-            incoming=self._visible_edges(inc, [e.source_id for e in inc], trust),
+            outgoing=[
+                relation_out(e) for e in relation_repo.outgoing(self.session, [record_id], vis)
+            ],
+            incoming=[
+                relation_out(e) for e in relation_repo.incoming(self.session, [record_id], vis)
+            ],
         )
-
-    def _visible_edges(
-        self, edges: Sequence[RelationRow], other_ends: list[str], trust: TrustContext
-    ) -> list[RelationOut]:
-        """Edges whose other end is a record the caller cannot read are left out;
-        edges to external references stay."""
-        others = record_repo.get_many(self.session, other_ends)
-        return [
-            relation_out(edge)
-            for edge, end in zip(edges, other_ends, strict=True)
-            if end not in others or trust.can_read(others[end].sensitivity, others[end].scope)
-        ]
 
     # -- deletion -------------------------------------------------------------------------
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
-from app.models import RelationRow
+from app.models import RecordRow, RelationRow
+from app.records.repository import visible
+from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
 INVERSE: dict[str, str] = {
@@ -63,23 +65,31 @@ def add_pair(
     return rows
 
 
-def outgoing(session: Session, ids: Sequence[str]) -> list[RelationRow]:
-    if not ids:
-        return []
-    stmt = (
-        select(RelationRow)
-        .where(RelationRow.source_id.in_(list(set(ids))))
-        .order_by(RelationRow.id)
-    )
-    return list(session.scalars(stmt))
+def outgoing(session: Session, ids: Sequence[str], vis: Visibility) -> list[RelationRow]:
+    """Edges from `ids` whose target is a record `vis` may read, or not a record at all
+    (an external reference): an edge must not reveal the id of a record beyond trust."""
+    return _edges(session, RelationRow.source_id, RelationRow.target_id, ids, vis)
 
 
-def incoming(session: Session, ids: Sequence[str]) -> list[RelationRow]:
+def incoming(session: Session, ids: Sequence[str], vis: Visibility) -> list[RelationRow]:
+    """Edges into `ids` from records `vis` may read."""
+    return _edges(session, RelationRow.target_id, RelationRow.source_id, ids, vis)
+
+
+def _edges(
+    session: Session,
+    this_end: InstrumentedAttribute[str],
+    other_end: InstrumentedAttribute[str],
+    ids: Sequence[str],
+    vis: Visibility,
+) -> list[RelationRow]:
     if not ids:
         return []
+    other = aliased(RecordRow)
     stmt = (
         select(RelationRow)
-        .where(RelationRow.target_id.in_(list(set(ids))))
+        .outerjoin(other, other.id == other_end)
+        .where(this_end.in_(list(set(ids))), or_(other.id.is_(None), visible(vis, other)))
         .order_by(RelationRow.id)
     )
     return list(session.scalars(stmt))

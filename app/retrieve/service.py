@@ -146,7 +146,7 @@ class RetrieveService:
         by_source: dict[str, list[RelationRow]] = defaultdict(list)
         if with_relations:
             readable = [r.id for r in rows if not trust.redacts(r.sensitivity)]
-            for rel in relation_repo.outgoing(self.session, readable):
+            for rel in relation_repo.outgoing(self.session, readable, trust.reading()):
                 by_source[rel.source_id].append(rel)
         out: list[RetrievedItem] = []
         for row in rows:

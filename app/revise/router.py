@@ -6,6 +6,7 @@ from fastapi import APIRouter, status
 
 from app.deps import SessionDep, StateDep, WriteTrust
 from app.errors import error_responses
+from app.idempotency.http import IdempotencyDep
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -33,9 +34,13 @@ ERRORS = error_responses(401, 403, 404, 409, 413, 422, 429)
     summary="Merge records into a new one; the sources become superseded",
 )
 def merge(
-    body: MergeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: MergeRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> MergeResult:
-    return RevisionService(session, state.policy).merge(body, trust)
+    return write.answer(201, RevisionService(session, state.policy).merge(body, trust))
 
 
 @router.post(
@@ -52,8 +57,11 @@ def supersede(
     state: StateDep,
     session: SessionDep,
     trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> SupersedeResult:
-    return RevisionService(session, state.policy).supersede(record_id, body, trust)
+    return write.answer(
+        201, RevisionService(session, state.policy).supersede(record_id, body, trust)
+    )
 
 
 @router.post(
@@ -65,9 +73,14 @@ def supersede(
     summary="Create a variant derived from a record; the source stays active",
 )
 def fork(
-    record_id: str, body: ForkRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    record_id: str,
+    body: ForkRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> ForkResult:
-    return RevisionService(session, state.policy).fork(record_id, body, trust)
+    return write.answer(201, RevisionService(session, state.policy).fork(record_id, body, trust))
 
 
 @router.post(
@@ -78,9 +91,14 @@ def fork(
     summary="Retract a record: kept for audit, excluded from retrieval",
 )
 def retract(
-    record_id: str, body: RetractRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    record_id: str,
+    body: RetractRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> RetractResult:
-    return RevisionService(session, state.policy).retract(record_id, body, trust)
+    return write.answer(200, RevisionService(session, state.policy).retract(record_id, body, trust))
 
 
 @router.post(
@@ -91,6 +109,11 @@ def retract(
     summary="Mark a record as contested by another record or an external reference",
 )
 def contest(
-    record_id: str, body: ContestRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+    record_id: str,
+    body: ContestRequest,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> ContestResult:
-    return RevisionService(session, state.policy).contest(record_id, body, trust)
+    return write.answer(200, RevisionService(session, state.policy).contest(record_id, body, trust))

@@ -64,7 +64,7 @@ class RevisionService:
             record_repo.set_payload(self.session, old.id, payload, now)
         self._audit(old.id, "supersede", trust, now, req.rationale, superseded_by=new.id)
         self._audit(new.id, "supersede", trust, now, req.rationale, supersedes=old.id)
-        old_out, new_out = self._views([old.id, new.id])
+        old_out, new_out = self._views([old.id, new.id], trust)
         return SupersedeResult(old_record=old_out, new_record=new_out)
 
     def fork(self, record_id: str, req: ForkRequest, trust: TrustContext) -> ForkResult:
@@ -75,7 +75,7 @@ class RevisionService:
         relation_repo.add_pair(self.session, forked.id, "derived_from", source.id, now)
         self._audit(source.id, "fork", trust, now, req.rationale, forked_record=forked.id)
         self._audit(forked.id, "fork", trust, now, req.rationale, forked_from=source.id)
-        source_out, forked_out = self._views([source.id, forked.id])
+        source_out, forked_out = self._views([source.id, forked.id], trust)
         return ForkResult(source_record=source_out, forked_record=forked_out)
 
     def retract(self, record_id: str, req: RetractRequest, trust: TrustContext) -> RetractResult:
@@ -83,7 +83,7 @@ class RevisionService:
         now = clock.now()
         record_repo.set_status(self.session, [row.id], "retracted", now)
         self._audit(row.id, "retract", trust, now, req.rationale, previous_status=row.status)
-        return RetractResult(record=self._views([row.id])[0])
+        return RetractResult(record=self._views([row.id], trust)[0])
 
     def contest(self, record_id: str, req: ContestRequest, trust: TrustContext) -> ContestResult:
         """`contesting_ref` shaped like a record id must name a record the caller can read;
@@ -110,7 +110,9 @@ class RevisionService:
             contesting_is_record=is_record,
         )
         return ContestResult(
-            record=self._views([target.id])[0], contesting_ref=ref, contesting_is_record=is_record
+            record=self._views([target.id], trust)[0],
+            contesting_ref=ref,
+            contesting_is_record=is_record,
         )
 
     def merge(self, req: MergeRequest, trust: TrustContext) -> MergeResult:
@@ -125,7 +127,7 @@ class RevisionService:
             relation_repo.add_pair(self.session, merged.id, "supersedes", source_id, now)
             self._audit(source_id, "merge", trust, now, req.rationale, merged_into=merged.id)
         self._audit(merged.id, "merge", trust, now, req.rationale, merged_from=ids)
-        merged_out, *source_outs = self._views([merged.id, *ids])
+        merged_out, *source_outs = self._views([merged.id, *ids], trust)
         return MergeResult(merged_record=merged_out, source_records=source_outs)
 
     # -- helpers ------------------------------------------------------------------------
@@ -180,14 +182,14 @@ class RevisionService:
             self.session, record_id, action, trust.actor_id, now, rationale, details=details
         )
 
-    def _views(self, ids: Sequence[str]) -> list[MemoryRecordOut]:
+    def _views(self, ids: Sequence[str], trust: TrustContext) -> list[MemoryRecordOut]:
         self.session.flush()  # pending relations must be visible to the view's query
         out = []
         for record_id in ids:
             row = record_repo.reload(self.session, record_id)
             if row is None:
                 raise NotFound(f"No record {record_id!r}.")
-            out.append(self.records.view(row))
+            out.append(self.records.view(row, trust))
         return out
 
 

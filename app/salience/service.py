@@ -49,7 +49,7 @@ class SalienceService:
         if salience_repo.set_pinned(self.session, record_id, pinned, now):
             action = "pin" if pinned else "unpin"
             audit_repo.append(self.session, record_id, action, trust.actor_id, now, rationale)
-        return self.records.view(self._fresh(record_id))
+        return self.records.view(self._fresh(record_id), trust)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -74,7 +74,7 @@ class SalienceService:
             rationale,
             details={**details, "salience": value},
         )
-        return self.records.view(self._fresh(record_id))
+        return self.records.view(self._fresh(record_id), trust)
 
     def _fresh(self, record_id: str) -> RecordRow:
         row = record_repo.reload(self.session, record_id)

@@ -1,0 +1,56 @@
+"""The HTTP side of idempotent writes: the `Idempotency-Key` header dependency and the
+replayed answer (app/idempotency/service.py has the rules)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from fastapi.responses import JSONResponse
+
+from app.deps import SessionDep, StateDep, WriteTrust
+from app.idempotency.service import IdempotentReplay, IdempotentWrite, fingerprint
+
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+async def _request_fingerprint(request: Request) -> str:
+    return fingerprint(request.method, request.url.path, await request.body())
+
+
+def idempotent_write(
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    request_fingerprint: Annotated[str, Depends(_request_fingerprint)],
+    key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            pattern=r"^[\x21-\x7e]{1,255}$",
+            description=(
+                "Makes this write idempotent: a retry with the same key and request within "
+                "the retention window (24 h by default) answers the first response again "
+                f"(with `{REPLAYED_HEADER}: true`) and writes nothing; the same key with a "
+                "different request answers 422. Keys are per principal."
+            ),
+        ),
+    ] = None,
+) -> IdempotentWrite:
+    write = IdempotentWrite(
+        session=session,
+        actor=trust.actor_id,
+        key=key,
+        fingerprint=request_fingerprint,
+        retention_s=state.settings.idempotency.retention_s,
+    )
+    write.begin()
+    return write
+
+
+IdempotencyDep = Annotated[IdempotentWrite, Depends(idempotent_write)]
+
+
+async def replay_response(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, IdempotentReplay)
+    return JSONResponse(exc.body, status_code=exc.status_code, headers={REPLAYED_HEADER: "true"})
