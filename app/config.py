@@ -104,6 +104,9 @@ class DatabaseSettings(BaseModel):
     max_overflow: int = Field(default=8, ge=0, le=1000)
     # Waiting longer for a connection than this answers 503 instead of stalling.
     pool_timeout_s: float = Field(default=3.0, gt=0)
+    # PostgreSQL: give up opening a connection after this (an unreachable host answers 503
+    # instead of holding the request); TCP keepalives notice a peer that vanished.
+    pg_connect_timeout_s: int = Field(default=5, ge=1, le=300)
     # SQLite: how long a writer waits for another process's write lock (then 503).
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
     # SQLite: how long a writer waits for this process's write turn (then 503).

@@ -62,7 +62,14 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
         "pool_timeout": cfg.pool_timeout_s,
     }
     if make_url(url).get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **pool)
+        connect_args = {
+            "connect_timeout": cfg.pg_connect_timeout_s,
+            "keepalives": 1,
+            "keepalives_idle": 30,
+            "keepalives_interval": 10,
+            "keepalives_count": 3,
+        }
+        return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
     busy_s = cfg.sqlite_busy_timeout_ms / 1000
     engine = create_engine(
         url, connect_args={"check_same_thread": False, "timeout": busy_s}, **pool

@@ -128,6 +128,25 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     return out
 
 
+UNAVAILABLE_SLUG = "database-unavailable"
+# PostgreSQL SQLSTATEs of a server that cannot serve now: connection exceptions (08),
+# too many connections (53300), shutting down, starting up or crashed (57P).
+_UNAVAILABLE_SQLSTATES = ("08", "53300", "57P")
+
+
+def database_unavailable(exc: OperationalError) -> bool:
+    """The database could not serve the request (unreachable, restarting, connection
+    lost): its transaction is gone, nothing was written, and a retry can succeed."""
+    if exc.connection_invalidated:
+        return True
+    orig: Any = exc.orig
+    if not hasattr(orig, "sqlstate"):  # SQLite: its other operational errors are faults
+        return False
+    sqlstate: str | None = orig.sqlstate
+    # psycopg: no SQLSTATE at all means the server never answered (refused, gone, lost).
+    return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+
+
 def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(request: Request, exc: DomainError) -> JSONResponse:
@@ -172,6 +191,11 @@ def install_handlers(app: FastAPI) -> None:
     async def _operational(request: Request, exc: OperationalError) -> JSONResponse:
         if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
             return _overloaded(request, "The database is busy; retry shortly.")
+        if database_unavailable(exc):  # the transaction died with the connection: retry
+            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+            return _overloaded(
+                request, "The database is unavailable; retry shortly.", slug=UNAVAILABLE_SLUG
+            )
         return _internal_error(request, exc)
 
     @app.exception_handler(Exception)
@@ -186,11 +210,11 @@ def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _overloaded(request: Request, detail: str) -> JSONResponse:
+def _overloaded(request: Request, detail: str, *, slug: str = Overloaded.slug) -> JSONResponse:
     return problem_response(
         503,
         detail,
-        slug=Overloaded.slug,
+        slug=slug,
         title=Overloaded.title,
         instance=request.url.path,
         headers={"Retry-After": "1"},

@@ -15,6 +15,9 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 async def _request_fingerprint(request: Request) -> str:
+    """The request's fingerprint, computed only when it carries a key."""
+    if "idempotency-key" not in request.headers:
+        return ""
     return fingerprint(request.method, request.url.path, await request.body())
 
 
