@@ -265,6 +265,8 @@ def test_kill_9_during_consolidation_leaves_episodes_compressed_or_untouched(
     # The dead process's lock went with it: the next run takes it and finishes the work.
     again = run_now(db, make_settings(db_url), "consolidation")
     assert again.status == "succeeded", again.error
+    killed = [r for r in _runs(db) if r.id != again.id]
+    assert [(r.status, r.error) for r in killed] == [("failed", "abandoned: its runner stopped")]
     snap = Snapshot.load(db)
     assert store_problems(snap) == []
     compressed = snap.tagged(COMPRESSED_TAG, "episodic")

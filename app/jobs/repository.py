@@ -36,6 +36,19 @@ def finish_run(
     session.execute(stmt)
 
 
+def abandon_running(session: Session, job: str, now: float) -> int:
+    """Runs of `job` still marked running when a new runner holds the job's lock: their
+    runner died (the lock is released with its connection or process). Mark them failed."""
+    stmt = (
+        update(JobRunRow)
+        .where(JobRunRow.job == job, JobRunRow.status == "running")
+        .values(status="failed", error="abandoned: its runner stopped", finished_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    result = session.execute(stmt)
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
 def started_since(session: Session, job: str, since: float) -> bool:
     """Has any run of `job` started at or after `since`? (one run per scheduled tick)"""
     stmt = select(JobRunRow.id).where(JobRunRow.job == job, JobRunRow.started_at >= since)

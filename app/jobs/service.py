@@ -139,6 +139,7 @@ def run_job(
         with db.transaction() as session:
             if once_since is not None and jobs_repo.started_since(session, job, once_since):
                 return RunOutcome(run=None, skipped="already_ran")
+            jobs_repo.abandon_running(session, job, started)
             run_id = jobs_repo.start_run(session, job, trigger, started).id
         return RunOutcome(
             run=_execute(db, settings, job, fn, run_id, started if now is None else now)
