@@ -9,6 +9,7 @@ from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
 from app.enums import Role, Sensitivity
+from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
 from app.state import AppState
 from app.trust import Narrowing, TrustContext
@@ -74,6 +75,7 @@ def _narrowing(
     ),
     scopes: str | None = Header(
         default=None,
+        max_length=MAX_QUERY_TEXT,
         alias="X-Membrane-Scopes",
         description="Comma-separated scopes to narrow this request to (never widens).",
     ),

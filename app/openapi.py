@@ -5,12 +5,17 @@ FastAPI derives most of it from the routes; this pass adds what it cannot see:
 - a header or query parameter is never JSON null: an absent optional parameter is simply
   not sent, so its schema drops the `null` branch FastAPI gives `X | None` (a generator
   or fuzzer would otherwise send the literal text "null", which is no valid value);
-- answers the middleware gives on every /v1 operation are declared there: 422 (text no
-  store can hold, app/text_guard.py) and 413 on operations that take a body.
+- answers given before a route runs are declared on every /v1 operation: 422 (text no
+  store can hold, app/text_guard.py), 413 on operations that take a body, and the HTTP
+  server's own 400 for malformed requests (a request line or header section over 64 KiB,
+  for one: uvicorn's parser refuses it as plain text before the service sees it);
+- every 422 is the service's problem+json, not FastAPI's default validation schema.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +32,9 @@ def refine(schema: dict[str, Any], problem_schema: dict[str, Any]) -> dict[str, 
                     parameter["schema"] = _without_null(parameter.get("schema", {}))
             if path.startswith("/v1"):
                 _declare_middleware_answers(operation)
+    if "HTTPValidationError" not in json.dumps(schema["paths"]):
+        components.pop("HTTPValidationError", None)
+        components.pop("ValidationError", None)
     return schema
 
 
@@ -41,16 +49,28 @@ def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
     return {**kept[0], **rest} if len(kept) == 1 else {**rest, "anyOf": kept}
 
 
+MALFORMED_HTTP: dict[str, Any] = {
+    "description": "Malformed HTTP, refused by the HTTP server before the service runs "
+    "(for example a request line or headers over 64 KiB).",
+    "content": {"text/plain": {"schema": {"type": "string"}}},
+}
+
+
 def _declare_middleware_answers(operation: dict[str, Any]) -> None:
     statuses = [422, 413] if "requestBody" in operation else [422]
     responses = operation.setdefault("responses", {})
     for status, entry in error_responses(*statuses).items():
-        if str(status) in responses:
-            continue
-        responses[str(status)] = {
-            "description": entry["description"],
-            "content": entry["content"],
-        }
+        problem = {"description": entry["description"], "content": entry["content"]}
+        if str(status) not in responses or _is_fastapi_default(responses[str(status)]):
+            responses[str(status)] = problem
+    if "400" in responses:  # the service's own 400 (problem+json) and the server's
+        responses["400"].setdefault("content", {}).update(MALFORMED_HTTP["content"])
+    else:
+        responses["400"] = copy.deepcopy(MALFORMED_HTTP)
+
+
+def _is_fastapi_default(response: dict[str, Any]) -> bool:
+    return "HTTPValidationError" in str(response.get("content", {}))
 
 
 def install(app: Any, problem_schema: dict[str, Any]) -> None:

@@ -12,6 +12,9 @@ MAX_LIST = 10_000
 MAX_TAGS = 100
 MAX_TAG_CHARS = 256
 MAX_JSON_DEPTH = 64
+# Free text in a query string or header (a DELETE rationale, X-Membrane-Scopes): URLs and
+# header sections beyond a few KiB are refused by gateways and, past 64 KiB, by uvicorn.
+MAX_QUERY_TEXT = 4096
 
 
 class StrictModel(BaseModel):

@@ -22,7 +22,7 @@ from app.records.schemas import (
     RelationsOut,
 )
 from app.records.service import RecordService
-from app.schema_base import MAX_STRING
+from app.schema_base import MAX_QUERY_TEXT, Scope, Tag
 
 # Tags per route: deletion is grouped with the other lifecycle operations.
 router = APIRouter(prefix="/v1/records")
@@ -60,9 +60,10 @@ def list_records(
     session: ReadSessionDep,
     trust: ReadTrust,
     type: Annotated[list[MemoryType] | None, Query()] = None,
-    scope: Annotated[list[str] | None, Query(max_length=100)] = None,
+    scope: Annotated[list[Scope] | None, Query(max_length=100)] = None,
     tag: Annotated[
-        list[str] | None, Query(max_length=100, description="Records carrying ALL these tags.")
+        list[Tag] | None,
+        Query(max_length=100, description="Records carrying ALL these tags."),
     ] = None,
     sensitivity: Annotated[list[Sensitivity] | None, Query()] = None,
     record_status: Annotated[list[Status] | None, Query(alias="status")] = None,
@@ -140,6 +141,6 @@ def delete_record(
     state: StateDep,
     session: SessionDep,
     trust: WriteTrust,
-    rationale: Annotated[str | None, Query(max_length=MAX_STRING)] = None,
+    rationale: Annotated[str | None, Query(max_length=MAX_QUERY_TEXT)] = None,
 ) -> RecordDeleted:
     return RecordService(session, state.policy).delete(record_id, trust, rationale)
