@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: serve test install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale clean
+.PHONY: serve test fuzz install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,16 @@ serve: migrate
 
 test: install-dev
 	$(BIN)/python -m pytest
+
+# The Schemathesis campaign of tests/test_fuzz.py at full length: FUZZ_EXAMPLES random cases
+# per store (on top of the coverage phase's fixed ones), shrinking on; `make test` runs a short
+# seeded variant. Reports (schemathesis.txt, report.json, server.log, summary.txt) per store in
+# FUZZ_REPORT_DIR. Another seed: make fuzz FUZZ_SEED=7.
+FUZZ_EXAMPLES ?= 10000
+FUZZ_REPORT_DIR ?= /tmp/membrane-fuzz
+fuzz: install-dev
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_REPORT_DIR=$(FUZZ_REPORT_DIR) \
+		$(BIN)/python -m pytest tests/test_fuzz.py -rA
 
 # ruff (lint + format check) and mypy --strict over everything that is Python here.
 lint: install-dev

@@ -9,18 +9,13 @@ import asyncio
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-import uvicorn
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, text
 from starlette.applications import Starlette
@@ -36,36 +31,10 @@ from app.middleware import CapacityMiddleware
 from app.models import RecordRow
 from tests.conftest import app_state, auth, make_settings
 from tests.embedding_support import FakeOpenAI, openai_settings
+from tests.live_support import live_server as live_server  # also imported from here by older tests
 
 ROOT = Path(__file__).resolve().parents[1]
 W = auth("writer")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def live_server(settings: Settings) -> Iterator[str]:
-    """The app under a real uvicorn server on loopback, in a thread."""
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
 
 def test_capacity_sheds_with_503_and_retry_after() -> None:

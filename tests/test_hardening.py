@@ -18,7 +18,7 @@ from app.config import ApiPrincipal
 from app.middleware import TokenBuckets
 from app.security import hash_key
 from tests.conftest import auth, make_settings, principals
-from tests.test_capacity import live_server
+from tests.live_support import live_server
 
 A, W, R = auth("admin"), auth("writer"), auth("reader")
 PROBLEM = "application/problem+json"
