@@ -221,14 +221,24 @@ def _overloaded(request: Request, detail: str, *, slug: str = Overloaded.slug) -
     )
 
 
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+
+
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` entries documenting problem+json errors (503 always: any
-    /v1 operation may be shed under load)."""
+    /v1 operation may be shed under load). 429 and 503 carry Retry-After."""
     return {
         s: {
             "model": Problem,
             "description": _TITLES.get(s, "Error"),
             "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            **({"headers": _RETRY_AFTER} if s in (429, 503) else {}),
         }
         for s in sorted({*statuses, 503})
     }

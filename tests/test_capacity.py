@@ -31,7 +31,7 @@ from app.middleware import CapacityMiddleware
 from app.models import RecordRow
 from tests.conftest import app_state, auth, make_settings
 from tests.embedding_support import FakeOpenAI, openai_settings
-from tests.live_support import live_server as live_server  # also imported from here by older tests
+from tests.live_support import live_server
 
 ROOT = Path(__file__).resolve().parents[1]
 W = auth("writer")

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from app.db import Database
 from app.models import IdempotencyRow, RecordRow
 from tests.conftest import auth, make_settings
-from tests.test_capacity import live_server
+from tests.live_support import live_server
 
 A, W = auth("admin"), auth("writer")
 EVENT = {"source_kind": "event", "source": "agent", "content": {"text": "deployed v2"}}
