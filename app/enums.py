@@ -88,3 +88,13 @@ class Role(StrEnum):
     read = "read"
     write = "write"
     admin = "admin"
+
+
+class TaskState(StrEnum):
+    """The original's working-memory task state."""
+
+    planning = "planning"
+    executing = "executing"
+    blocked = "blocked"
+    waiting = "waiting"
+    done = "done"

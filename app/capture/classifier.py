@@ -99,43 +99,70 @@ def episodic_payload(
 ) -> dict[str, Any]:
     data = as_dict(content)
     if source_kind is SourceKind.episode:
-        episode: dict[str, Any] = {
-            k: data[k] for k in ("timeline", "tool_graph", "outcome", "artifacts") if k in data
-        }
+        keys = ("timeline", "tool_graph", "tool_graph_ref", "outcome", "artifacts")
+        episode: dict[str, Any] = {k: data[k] for k in keys if k in data}
         episode["environment"] = data.get("environment") or context
         episode["summary"] = summary
         return {"kind": "episodic", **episode}
     payload: dict[str, Any] = {
         "kind": "episodic",
         "summary": summary,
-        "timeline": [
-            {"t": timestamp, "event_type": source_kind.value, "summary": summary, "data": data}
-        ],
+        "timeline": [timeline_entry(source_kind, data, summary, timestamp)],
         "environment": context,
     }
     if source_kind is SourceKind.tool_output:
-        payload["tool_graph"] = [
-            {
-                "id": "call-1",
-                "tool": str(data.get("tool") or data.get("tool_name") or "tool")[:1024],
-                "args": data.get("args") if isinstance(data.get("args"), dict) else {},
-                "result": data.get("result", data.get("output")),
-                "status": data.get("status") if data.get("status") in ("ok", "error") else "ok",
-            }
-        ]
+        payload["tool_graph"] = [tool_node(data, timestamp)]
     if data.get("outcome") in ("success", "failure", "partial", "unknown"):
         payload["outcome"] = data["outcome"]
     return payload
+
+
+def timeline_entry(
+    source_kind: SourceKind, data: dict[str, Any], summary: str, timestamp: str | None
+) -> dict[str, Any]:
+    """One timeline event: its kind is the content's `event_kind` (or `event_type`), else
+    the source kind; the content's `ref` is kept as the original's reference."""
+    kind = data.get("event_kind") or data.get("event_type") or source_kind.value
+    entry: dict[str, Any] = {
+        "t": timestamp,
+        "event_kind": str(kind)[:1024],
+        "summary": summary,
+        "data": data,
+    }
+    if isinstance(data.get("ref"), str) and data["ref"]:
+        entry["ref"] = data["ref"]
+    return entry
+
+
+def tool_node(data: dict[str, Any], timestamp: str | None) -> dict[str, Any]:
+    """The tool-graph node of one tool output (the original's ToolNode + status)."""
+    depends = data.get("depends_on")
+    return {
+        "id": str(data.get("id") or data.get("call_id") or "call-1")[:1024],
+        "tool": str(data.get("tool") or data.get("tool_name") or "tool")[:1024],
+        "args": data.get("args") if isinstance(data.get("args"), dict) else {},
+        "result": data.get("result", data.get("output")),
+        "timestamp": timestamp,
+        "status": data.get("status") if data.get("status") in ("ok", "error") else "ok",
+        "depends_on": [str(d)[:1024] for d in depends] if isinstance(depends, list) else [],
+    }
 
 
 def working_payload(
     content: Any, summary: str, source: str, context: dict[str, Any]
 ) -> dict[str, Any]:
     data = as_dict(content)
-    known = ("state", "constraints", "next_actions", "open_questions")
+    known = (
+        "state",
+        "state_data",
+        "constraints",
+        "active_constraints",
+        "next_actions",
+        "open_questions",
+    )
     payload: dict[str, Any] = {k: data[k] for k in known if k in data}
-    if "state" not in payload:
-        payload["state"] = {k: v for k, v in data.items() if k not in (*known, "thread_id")}
+    if "state" not in payload and "state_data" not in payload:
+        payload["state_data"] = {k: v for k, v in data.items() if k not in (*known, "thread_id")}
     thread = data.get("thread_id") or context.get("thread_id") or source
     return {
         "kind": "working",

@@ -19,12 +19,22 @@ from app.enums import SourceKind
 WORKING_FIELDS = {
     "thread_id",
     "state",
+    "state_data",
+    "active_constraints",
     "constraints",
     "next_actions",
     "open_questions",
     "context_summary",
 }
-EPISODE_FIELDS = {"timeline", "tool_graph", "environment", "outcome", "artifacts", "entities"}
+EPISODE_FIELDS = {
+    "timeline",
+    "tool_graph",
+    "tool_graph_ref",
+    "environment",
+    "outcome",
+    "artifacts",
+    "entities",
+}
 
 
 def _request(
@@ -35,7 +45,14 @@ def _request(
 
 
 def from_event(body: EventIngest) -> CaptureRequest:
-    content = {"event_type": body.event_type, **body.data, "entities": body.entities}
+    content = {
+        **body.data,
+        "event_kind": body.event_kind,
+        "event_type": body.event_type,
+        "entities": body.entities,
+    }
+    if body.ref is not None:
+        content["ref"] = body.ref
     return _request(body, SourceKind.event, content, body.summary)
 
 
@@ -47,13 +64,19 @@ def from_observation(body: ObservationIngest) -> CaptureRequest:
 
 
 def from_tool_output(body: ToolOutputIngest) -> CaptureRequest:
-    content = {"tool": body.tool, "args": body.args, "result": body.result, "status": body.status}
+    content = {
+        "tool": body.tool,
+        "args": body.args,
+        "result": body.result,
+        "status": body.status,
+        "depends_on": body.depends_on,
+    }
     summary = body.summary or f"{body.tool} returned {body.status}"
     return _request(body, SourceKind.tool_output, content, summary)
 
 
 def from_working_state(body: WorkingStateIngest) -> CaptureRequest:
-    content = body.model_dump(mode="json", include=WORKING_FIELDS)
+    content = body.model_dump(mode="json", include=WORKING_FIELDS, exclude_none=True)
     return _request(body, SourceKind.working_state, content, body.context_summary or None)
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, model_validator
 
-from app.enums import MemoryType, Outcome, Sensitivity, SourceKind
+from app.enums import MemoryType, Outcome, Sensitivity, SourceKind, TaskState
 from app.errors import Problem
-from app.records.payloads import TimelineEntry, ToolCall
+from app.records.payloads import Constraint, TimelineEntry, ToolCall
+from app.records.payloads.common import mirror, rename
 from app.records.schemas import MemoryRecordOut, RelationOut
 from app.schema_base import (
     JsonObject,
@@ -98,10 +99,19 @@ class CaptureBatchResponse(OutModel):
 
 
 class EventIngest(CaptureCommon):
+    """The original's event: `event_kind` (alias `event_type`), `ref`, `summary`."""
+
+    event_kind: ShortText = "event"
     event_type: ShortText = "event"
+    ref: Text | None = None
     summary: Text
     data: JsonObject = Field(default_factory=dict)
     entities: list[JsonValue] = Field(default_factory=list, max_length=1000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_synonyms(cls, data: Any) -> Any:
+        return mirror(data, "event_kind", "event_type")
 
 
 class ObservationIngest(CaptureCommon):
@@ -114,17 +124,31 @@ class ObservationIngest(CaptureCommon):
 
 
 class ToolOutputIngest(CaptureCommon):
+    """The original's tool output (`tool_name` is accepted for `tool`), with the ids of
+    the tool calls it depends on."""
+
     tool: ShortText
     args: JsonObject = Field(default_factory=dict)
     result: JsonValue = None
     status: str = Field(default="ok", pattern="^(ok|error|unknown)$")
+    depends_on: list[ShortText] = Field(default_factory=list, max_length=10_000)
     summary: Text | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_name(cls, data: Any) -> Any:
+        return rename(data, "tool", "tool_name")
 
 
 class WorkingStateIngest(CaptureCommon):
+    """`state` is the original's TaskState, or today's free-form object (stored as
+    `state_data`); `active_constraints` are the original's constraint objects."""
+
     thread_id: ShortText
-    state: JsonObject = Field(default_factory=dict)
-    constraints: list[Text] = Field(default_factory=list, max_length=10_000)
+    state: TaskState | JsonObject | None = None
+    state_data: JsonObject | None = None
+    active_constraints: list[Constraint] = Field(default_factory=list, max_length=10_000)
+    constraints: list[Text | Constraint] = Field(default_factory=list, max_length=10_000)
     next_actions: list[Text] = Field(default_factory=list, max_length=10_000)
     open_questions: list[Text] = Field(default_factory=list, max_length=10_000)
     context_summary: Text = ""
@@ -134,6 +158,7 @@ class EpisodeIngest(CaptureCommon):
     summary: Text
     timeline: list[TimelineEntry] = Field(default_factory=list, max_length=10_000)
     tool_graph: list[ToolCall] = Field(default_factory=list, max_length=10_000)
+    tool_graph_ref: ShortText | None = None
     environment: JsonObject = Field(default_factory=dict)
     outcome: Outcome | None = None
     artifacts: list[Text] = Field(default_factory=list, max_length=10_000)
@@ -141,7 +166,13 @@ class EpisodeIngest(CaptureCommon):
 
 
 class OutcomeIngest(StrictModel):
-    record_id: ShortText
-    outcome: Outcome
+    """The original's outcome: `target_record_id` and `outcome_status` are accepted for
+    `record_id` and `outcome`; `source` (default: the caller) becomes a provenance
+    source of the record."""
+
+    record_id: ShortText = Field(validation_alias=AliasChoices("record_id", "target_record_id"))
+    outcome: Outcome = Field(validation_alias=AliasChoices("outcome", "outcome_status"))
+    source: ShortText | None = None
+    timestamp: datetime | None = None
     rationale: Text | None = None
     details: JsonObject = Field(default_factory=dict)

@@ -135,7 +135,8 @@ class CaptureService:
             raw["evidence"] = [{"kind": "capture", "ref": req.source}]
         elif memory_type is MemoryType.entity:
             name = data.get("canonical_name") or data.get("name") or summary
-            raw = {"kind": "entity", "canonical_name": name, **_pick(data, "types", "aliases")}
+            picked = _pick(data, "primary_type", "types", "aliases", "identifiers", "summary")
+            raw = {"kind": "entity", "canonical_name": name, **picked}
         else:
             raw = {**data, "kind": memory_type.value}
         return _validated(raw, "content")
@@ -254,6 +255,13 @@ class CaptureService:
         previous = row.payload.get("outcome")
         row.payload = {**row.payload, "outcome": body.outcome.value}
         row.updated_at = clock.now()
+        source = ProvenanceSource(
+            kind="outcome",
+            ref=body.source or trust.actor_id,
+            created_by=trust.actor_id,
+            timestamp=body.timestamp or clock.to_datetime(row.updated_at),
+        )
+        self.records.add_provenance(row, source)
         audit_repo.append(
             self.session,
             row.id,

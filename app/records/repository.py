@@ -73,6 +73,11 @@ def add_record(session: Session, row: RecordRow, provenance: Sequence[Provenance
     session.flush()
 
 
+def add_provenance(session: Session, record_id: str, provenance: ProvenanceRow) -> None:
+    provenance.record_id = record_id
+    session.add(provenance)
+
+
 def get(session: Session, record_id: str) -> RecordRow | None:
     return session.get(RecordRow, record_id)
 

@@ -28,11 +28,13 @@ def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
         parts.append(payload.get("outcome"))
     elif record_type == "working":
         parts = [payload.get("context_summary"), _compact(payload.get("state"))]
+        parts.append(_compact(payload.get("state_data")))
         parts += payload.get("next_actions", []) + payload.get("constraints", [])
         parts += payload.get("open_questions", [])
     elif record_type == "entity":
         parts = [payload.get("canonical_name"), *payload.get("aliases", [])]
         parts += payload.get("types", [])
+        parts.append(payload.get("summary"))
     elif record_type == "semantic":
         parts = [payload.get("subject"), payload.get("predicate"), _compact(payload.get("object"))]
     elif record_type == "competence":

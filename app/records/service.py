@@ -23,6 +23,7 @@ from app.records.policy import PolicyEngine, ResolvedPolicy
 from app.records.schemas import (
     AuditPage,
     MemoryRecordOut,
+    ProvenanceSource,
     RecordCreate,
     RecordDeleted,
     RecordPage,
@@ -121,6 +122,13 @@ class RecordService:
         row = self.require_readable(record_id, trust)
         check_write_target(trust, row.scope, Sensitivity.from_rank(row.sensitivity))
         return row
+
+    def add_provenance(self, row: RecordRow, source: ProvenanceSource) -> None:
+        """Append one source to a record's provenance (its JSON and its indexed row)."""
+        entry = source.model_dump(mode="json", exclude_none=True)
+        sources = [*(row.provenance or {}).get("sources", []), entry]
+        row.provenance = {**(row.provenance or {}), "sources": sources}
+        record_repo.add_provenance(self.session, row.id, _provenance_row(source))
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
         row = self.require_readable(record_id, trust)
@@ -251,13 +259,14 @@ def _new_row(spec: RecordCreate, pol: ResolvedPolicy, actor_id: str, now: float)
 
 
 def _provenance_rows(spec: RecordCreate) -> list[ProvenanceRow]:
-    return [
-        ProvenanceRow(
-            kind=s.kind,
-            ref=s.ref,
-            hash=s.hash,
-            created_by=s.created_by,
-            timestamp=clock.to_epoch(s.timestamp) if s.timestamp else None,
-        )
-        for s in spec.provenance.sources
-    ]
+    return [_provenance_row(s) for s in spec.provenance.sources]
+
+
+def _provenance_row(s: ProvenanceSource) -> ProvenanceRow:
+    return ProvenanceRow(
+        kind=s.kind,
+        ref=s.ref,
+        hash=s.hash,
+        created_by=s.created_by,
+        timestamp=clock.to_epoch(s.timestamp) if s.timestamp else None,
+    )
