@@ -1,11 +1,15 @@
-"""Consolidation, placeholder stage: episodic compression only.
+"""Consolidation: episodic compression, then the structural semantic stage
+(app/consolidation/semantic_stage.py). Competence, plan graph and LLM extraction stages are
+later work (issue 11).
+
+Episodic compression:
 
 Active episodic records at least COMPRESS_AFTER_S old are grouped by (scope, thread)
 — the thread is `payload.environment.thread_id` when present — and every group of two
 or more becomes one compressed episodic record: a timeline with one entry per source
 episode, `derived_from` edges to each source, the tag `consolidation:compressed` and a
 longer half-life, so the gist outlives the raw episodes. The sources are kept (they
-decay and are pruned as usual). The other stages of DESIGN §5 are later work.
+decay and are pruned as usual).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from app import clock
 from app.consolidation import repository as consolidation_repo
+from app.consolidation.semantic_stage import run_semantic_stage
 from app.db import Database
 from app.enums import Sensitivity
 from app.models import RecordRow
@@ -107,7 +112,14 @@ def _common_outcome(members: list[RecordRow]) -> Any:
 
 
 def run_consolidation(db: Database, policy: PolicyEngine, *, now: float) -> dict[str, Any]:
-    """One consolidation pass in one transaction; returns the run's counts."""
+    """The stages in order; returns the run's counts."""
+    counts = compress_episodes(db, policy, now=now)
+    counts.update(run_semantic_stage(db, policy, SYSTEM_TRUST, now=now))
+    return counts
+
+
+def compress_episodes(db: Database, policy: PolicyEngine, *, now: float) -> dict[str, Any]:
+    """Episodic compression, in one transaction."""
     with db.transaction() as session:
         rows = consolidation_repo.uncompressed_episodes(
             session,

@@ -1,0 +1,86 @@
+"""Consolidation's structural semantic stage, through the HTTP API on both stores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.conftest import auth
+
+A, W, R = auth("admin"), auth("writer"), auth("reader")
+
+
+def _episode(client: TestClient, outcome: str, entries: list[tuple[str, str]], **extra: Any) -> str:
+    body = {
+        "source": "agent-7",
+        "summary": "deploy run",
+        "outcome": outcome,
+        "timeline": [{"event_kind": k, "summary": s} for k, s in entries],
+        **extra,
+    }
+    r = client.post("/v1/ingest/episodes", json=body, headers=W)
+    assert r.status_code == 201, r.text
+    rid: str = r.json()["primary_record"]["id"]
+    return rid
+
+
+def _run(client: TestClient) -> dict[str, Any]:
+    r = client.post("/v1/jobs/consolidation/run", headers=A)
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "succeeded", r.text
+    counts: dict[str, Any] = r.json()["counts"]
+    return counts
+
+
+def _facts(client: TestClient, headers: dict[str, str]) -> list[dict[str, Any]]:
+    r = client.get("/v1/records", params={"type": "semantic", "limit": 500}, headers=headers)
+    assert r.status_code == 200, r.text
+    return [f for f in r.json()["items"] if not f["redacted"]]
+
+
+def test_successful_episodes_become_facts_once_and_repeats_reinforce(
+    client: TestClient,
+) -> None:
+    first = _episode(client, "success", [("deploy", "staging is green"), ("test", "")])
+    second = _episode(client, "success", [("deploy", "staging is green"), ("alert", "disk 91%")])
+    _episode(client, "failure", [("deploy", "rollback needed")])
+    counts = _run(client)
+    assert counts["semantic_episodes"] == 2
+    assert (counts["semantic_created"], counts["semantic_reinforced"]) == (2, 1)
+    facts = {(f["payload"]["subject"], f["payload"]["object"]): f for f in _facts(client, A)}
+    assert set(facts) == {("deploy", "staging is green"), ("alert", "disk 91%")}
+    green = facts[("deploy", "staging is green")]
+    assert green["payload"]["predicate"] == "observed_in"
+    assert green["provenance"]["created_by"] == "consolidation/structural-semantic"
+    assert [e["ref"] for e in green["payload"]["evidence"]] == [first]
+    edges = client.get(f"/v1/records/{green['id']}/relations", headers=A).json()["outgoing"]
+    assert {(e["predicate"], e["target_id"]) for e in edges} == {
+        ("derived_from", first),
+        ("derived_from", second),
+    }
+    audit = client.get(f"/v1/records/{green['id']}/audit", headers=A).json()["items"]
+    assert [a["action"] for a in audit] == ["create", "reinforce"]
+    # a second run finds nothing new: no duplicate, no second reinforcement
+    again = _run(client)
+    assert (again["semantic_episodes"], again["semantic_created"]) == (0, 0)
+    assert len(_facts(client, A)) == 2
+
+
+def test_facts_keep_their_episodes_scope_and_sensitivity(client: TestClient) -> None:
+    _episode(client, "success", [("deploy", "prod key rotated")], sensitivity="high")
+    _episode(client, "success", [("deploy", "prod key rotated")], sensitivity="low")
+    _episode(client, "success", [("deploy", "team a only")], scope="team-a")
+    counts = _run(client)
+    assert (counts["semantic_created"], counts["semantic_reinforced"]) == (3, 0)
+    by_object = [(f["payload"]["object"], f["sensitivity"], f["scope"]) for f in _facts(client, A)]
+    assert sorted(by_object) == [
+        ("prod key rotated", "high", None),
+        ("prod key rotated", "low", None),
+        ("team a only", "low", "team-a"),
+    ]
+    # the low reader sees the low fact and never the one promoted from the high episode
+    seen = [(f["payload"]["object"], f["sensitivity"]) for f in _facts(client, R)]
+    assert ("prod key rotated", "high") not in seen
+    found = client.post("/v1/retrieve", json={"query": "prod key rotated"}, headers=R).json()
+    assert all(i["record"]["sensitivity"] in ("public", "low") for i in found["items"])
