@@ -87,6 +87,12 @@ class BodyLimitMiddleware:
         )
 
 
+def _is_api_request(scope: Scope) -> bool:
+    """/v1 HTTP requests: the ones guarded, rate limited and shed (never health or
+    /metrics)."""
+    return scope["type"] == "http" and str(scope.get("path", "")).startswith("/v1")
+
+
 async def _read_body(receive: Receive) -> bytes:
     chunks: list[bytes] = []
     while True:
@@ -120,7 +126,7 @@ class TextGuardMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+        if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
         problem = _request_line_problem(scope)
@@ -192,7 +198,7 @@ class RateLimitMiddleware:
         self.keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+        if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
         wait = self.buckets.take(self._caller(scope))
@@ -241,7 +247,7 @@ class CapacityMiddleware:
         self.queued = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1"):
+        if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
         if not await self._take_turn():

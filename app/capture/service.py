@@ -109,7 +109,7 @@ class CaptureService:
             fact_row = primary
             if cls.memory_type is not MemoryType.semantic:
                 fact_row = self._derive_fact(req, fact, primary, trust, result)
-            result.edges += self._link_fact(fact_row, fact, entities, req.scope, trust)
+            result.edges += self._link_fact(fact_row, fact, entities, req.scope, trust, now)
         return result
 
     # -- pieces -------------------------------------------------------------------------
@@ -232,8 +232,8 @@ class CaptureService:
         entities: dict[str, str],
         scope: str | None,
         trust: TrustContext,
+        now: float,
     ) -> list[RelationRow]:
-        now = clock.now()
         edges = relation_repo.add_pair(
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )

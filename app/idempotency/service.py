@@ -80,7 +80,3 @@ class IdempotentWrite:
             body = json.dumps(result.model_dump(mode="json", by_alias=True))
             idempotency_repo.keep_answer(self.session, self.actor, self.key, status_code, body)
         return result
-
-
-def purge_expired(session: Session, expired_before: float) -> int:
-    return idempotency_repo.purge(session, expired_before)

@@ -36,7 +36,7 @@ def finish_run(
     session.execute(stmt)
 
 
-def abandon_running(session: Session, job: str, now: float) -> int:
+def abandon_running(session: Session, job: str, now: float) -> None:
     """Runs of `job` still marked running when a new runner holds the job's lock: their
     runner died (the lock is released with its connection or process). Mark them failed."""
     stmt = (
@@ -45,8 +45,7 @@ def abandon_running(session: Session, job: str, now: float) -> int:
         .values(status="failed", error="abandoned: its runner stopped", finished_at=now)
         .execution_options(synchronize_session=False)
     )
-    result = session.execute(stmt)
-    return int(getattr(result, "rowcount", 0) or 0)
+    session.execute(stmt)
 
 
 def started_since(session: Session, job: str, since: float) -> bool:

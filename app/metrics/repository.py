@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from sqlalchemy import Double, Integer, case, cast, func, literal, select
+from sqlalchemy import Double, Integer, Select, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -17,6 +18,7 @@ from app.salience.repository import current_salience_sql
 from app.trust import HIGHEST_RANK, Visibility
 
 HISTOGRAM_BUCKETS = 10
+_Stmt = TypeVar("_Stmt", bound=Select[*tuple[Any, ...]])
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,7 @@ def record_groups(
 def audit_count(session: Session, vis: Visibility) -> int:
     """Audit entries about records `vis` may read. A caller who may read everything also
     counts the entries of records deleted since (their trail outlives them)."""
-    stmt = select(func.count()).select_from(AuditRow)
-    if not _sees_everything(vis):
-        stmt = stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(visible(vis))
+    stmt = _readable_audit(select(func.count()).select_from(AuditRow), vis)
     return int(session.scalar(stmt) or 0)
 
 
@@ -105,13 +105,15 @@ def audit_action_counts(
         .where(AuditRow.action.in_(list(actions)), AuditRow.timestamp >= since)
         .group_by(AuditRow.action)
     )
-    if not _sees_everything(vis):
-        stmt = stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(visible(vis))
-    return {a: int(n) for a, n in session.execute(stmt)}
+    return {a: int(n) for a, n in session.execute(_readable_audit(stmt, vis))}
 
 
-def _sees_everything(vis: Visibility) -> bool:
-    return vis.scopes is None and vis.max_rank >= HIGHEST_RANK
+def _readable_audit(stmt: _Stmt, vis: Visibility) -> _Stmt:
+    """`stmt` over audit rows, kept to the records `vis` may read; a caller who may read
+    everything keeps every row (deleted records' trails included)."""
+    if vis.scopes is None and vis.max_rank >= HIGHEST_RANK:
+        return stmt
+    return stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(visible(vis))
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,8 @@ class RecordService:
     # -- reads ----------------------------------------------------------------------------
 
     def require_readable(self, record_id: str, trust: TrustContext) -> RecordRow:
-        """A record by id: 404 when missing or out of scope, 403 when above the ceiling."""
+        """A record by id: 404 when missing, out of scope or two or more levels above the
+        ceiling (as if it did not exist), 403 one level above (the redacted level)."""
         row = record_repo.get(self.session, record_id)
         if row is None or not trust.may_list(row.sensitivity, row.scope):
             raise NotFound(f"No record {record_id!r}.")
@@ -164,8 +165,10 @@ class RecordService:
             self.require_readable(record_id, trust)
             return audit_repo.for_record(self.session, record_id)
         tomb = audit_repo.tombstone(self.session, record_id)
-        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK)) if tomb else HIGHEST_RANK
-        if tomb is None or not trust.may_list(was_rank, tomb.details.get("scope")):
+        if tomb is None:
+            raise NotFound(f"No record {record_id!r}.")
+        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK))
+        if not trust.may_list(was_rank, tomb.details.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
         if trust.redacts(was_rank):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
