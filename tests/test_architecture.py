@@ -17,6 +17,7 @@ PURE = {
     "app.salience.decay",
     "app.retrieve.ranking",
     "app.retrieve.selector",
+    "app.retrieve.validity",
     "app.retrieve.terms",
     "app.records.search_text",
     "app.capture.classifier",

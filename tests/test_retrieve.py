@@ -244,19 +244,32 @@ def competence(name: str, trigger: str, successes: int, failures: int) -> dict[s
 
 def test_selector_picks_an_applicable_reliable_competence(client: TestClient) -> None:
     good = create(client, competence("restart nginx", "nginx returns 502", 20, 0), confidence=0.95)
-    create(client, competence("restart nginx carefully", "nginx returns 502", 1, 9))
     create(
         client,
         {"kind": "plan_graph", "plan_id": "p1", "intent": "rotate nginx logs"},
+        confidence=0.3,
     )
     result = retrieve(client, "writer", query="nginx returns 502")
     selection = result["selection"]
     assert selection["selected_id"] == good["id"]
+    first, second = selection["candidates"]
+    assert first["applicability"] == 1.0 and first["success_rate"] > 0.9
+    assert {first["type"], second["type"]} == {"competence", "plan_graph"}
+    # the original's confidence: the normalised gap between the two best candidates
+    gap = (first["confidence"] - second["confidence"]) / first["confidence"]
+    assert selection["confidence"] == pytest.approx(gap)
     assert selection["needs_more"] is False
     assert selection["confidence"] >= selection["threshold"] == 0.7
-    first = selection["candidates"][0]
-    assert first["applicability"] == 1.0 and first["success_rate"] > 0.9
-    assert {c["type"] for c in selection["candidates"]} == {"competence", "plan_graph"}
+
+
+def test_a_close_rival_makes_the_selector_ask_for_more(client: TestClient) -> None:
+    good = create(client, competence("restart nginx", "nginx returns 502", 20, 0), confidence=0.95)
+    create(client, competence("restart nginx carefully", "nginx returns 502", 1, 9))
+    selection = retrieve(client, "writer", query="nginx returns 502")["selection"]
+    assert selection["selected_id"] == good["id"]  # the reliable one still ranks first
+    first, second = selection["candidates"]
+    assert first["confidence"] > second["confidence"] > 0.5
+    assert selection["confidence"] < 0.7 and selection["needs_more"] is True
 
 
 def test_selector_asks_for_more_when_unsure(client: TestClient) -> None:

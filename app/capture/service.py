@@ -22,6 +22,7 @@ from app.capture.classifier import (
     working_payload,
 )
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
+from app.capture.working import close_thread, closes_thread
 from app.entities import repository as entity_repo
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
@@ -101,6 +102,8 @@ class CaptureService:
             self._spec(req, payload, interpretation), trust, source_kind=req.source_kind.value
         )
         result = CaptureResult(primary=primary, created=created)
+        if closes_thread(primary):
+            result.edges += close_thread(self.session, primary, trust, now)
         for mention in mentions:
             result.edges += relation_repo.add_pair(
                 self.session, primary.id, "mentions_entity", entities[mention.name.casefold()], now

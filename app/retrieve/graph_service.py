@@ -4,12 +4,14 @@ Roots are ranked like /v1/retrieve (entity names and aliases the query spells ou
 entity roots). From them, edges are followed in both directions, one query for the
 edges and one for the records at the far ends per hop, up to max_hops, node_limit and
 edge_limit. Every node passes the same trust and status filter as the roots (types,
-tags, scopes and min_salience select roots only); a redacted node is shown but never
+tags, scopes and min_salience select roots only; semantic validity, as in retrieve,
+applies to every node); a redacted node is shown but never
 expanded; edges to records the caller cannot see are left out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app import clock
@@ -51,7 +53,7 @@ class GraphService:
             if not frontier:
                 break
             walk.expanded.update(frontier)
-            frontier = self._hop(walk, frontier, depth, req, trust, nodes)
+            frontier = self._hop(walk, frontier, depth, req, trust, nodes, ranked.holds)
         return GraphResponse(
             roots=self.retrieve.items(roots, ranked, trust, now, with_relations=False),
             nodes=[
@@ -73,6 +75,7 @@ class GraphService:
         req: GraphRequest,
         trust: TrustContext,
         nodes: RecordQuery,
+        holds: Callable[[RecordRow], bool],
     ) -> list[str]:
         """Follow the frontier's edges once; returns the next frontier."""
         budget = req.edge_limit - len(walk.edges)
@@ -88,6 +91,7 @@ class GraphService:
         inside = set(frontier)
         far = {e.target_id if e.source_id in inside else e.source_id for e in edges}
         found = search_repo.load(self.session, [i for i in far if i not in walk.nodes], nodes)
+        found = {rid: row for rid, row in found.items() if holds(row)}  # facts out of validity
         nxt: list[str] = []
         for edge in edges:
             other = edge.target_id if edge.source_id in inside else edge.source_id

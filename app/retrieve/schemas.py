@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import Field
 
 from app.enums import MemoryType, Sensitivity, Status
 from app.records.schemas import RecordView, RelationOut
-from app.schema_base import OutModel, Scope, ShortText, StrictModel, Tags, Text, Unit
+from app.schema_base import (
+    JsonObject,
+    OutModel,
+    Scope,
+    ShortText,
+    StrictModel,
+    Tags,
+    Text,
+    Unit,
+)
 
 
 class TrustNarrowingIn(StrictModel):
@@ -39,6 +50,16 @@ class RetrieveRequest(StrictModel):
         default=True,
         description="Let strong episodic hits lend a share of their score to the records "
         "captured just before and after them in the same scope.",
+    )
+    valid_at: datetime | None = Field(
+        default=None,
+        description="The moment semantic facts must hold at: a fact whose validity window "
+        "(start inclusive, end exclusive) leaves it out is not returned. Default: now.",
+    )
+    context: JsonObject | None = Field(
+        default=None,
+        description="The situation at hand, as condition values: a conditional fact with a "
+        "condition this contradicts (same key, other value) is not returned.",
     )
 
     model_config = {

@@ -3,9 +3,14 @@
 Each candidate gets applicability (does it fit the query: the larger of query-term
 coverage of its text and its cosine similarity), success rate (Laplace-smoothed counts,
 0.5 when unknown) and recency (halves every 30 days since last use). Their weighted sum
-times the record's confidence is the selection confidence. The best candidate is always
-named; below the threshold (0.7 by default) it comes with `needs_more`: gather more
-context (or ask) before acting on it."""
+times the record's confidence is the candidate's strength (`Judged.confidence`).
+
+The selection confidence is the original Membrane's: the normalised score gap between
+the best and the second-best candidate, (best − second) / best — how clearly the best
+one wins. A lone candidate has no rival, so its confidence is its own strength. The best
+candidate is always named; below the threshold (0.7 by default) it comes with
+`needs_more`: the choice is ambiguous or weak, so gather more context (or ask) before
+acting on it."""
 
 from __future__ import annotations
 
@@ -77,10 +82,19 @@ def judge(c: Option, now: float) -> Judged:
     )
 
 
+def selection_confidence(top: Sequence[float]) -> float:
+    """The normalised gap between the two strongest candidates (strongest first)."""
+    if not top or top[0] <= 0.0:
+        return 0.0
+    if len(top) == 1:
+        return min(1.0, top[0])
+    return max(0.0, (top[0] - top[1]) / top[0])
+
+
 def select(candidates: Sequence[Option], now: float, threshold: float) -> Verdict:
     ranked = sorted((judge(c, now) for c in candidates), key=lambda j: (-j.confidence, j.record_id))
     best = ranked[0] if ranked else None
-    confidence = best.confidence if best else 0.0
+    confidence = selection_confidence([j.confidence for j in ranked[:2]])
     return Verdict(
         selected=best,
         confidence=confidence,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -24,7 +24,7 @@ from app.models import RecordRow, RelationRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.views import full_view, redacted_view
 from app.relations import repository as relation_repo
-from app.retrieve import ranking
+from app.retrieve import ranking, validity
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.ranking import Components
@@ -52,6 +52,16 @@ def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
     return trust.narrowed(body.max_sensitivity, body.scopes)
 
 
+def validity_check(req: RetrieveRequest, now: float) -> Callable[[RecordRow], bool]:
+    at = clock.to_epoch(req.valid_at) if req.valid_at is not None else now
+    return lambda row: validity.holds(row.type, row.payload or {}, at, req.context)
+
+
+# The no-query path reads this many extra rows, so facts left out for validity seldom
+# leave the answer short.
+VALIDITY_SLACK = 20
+
+
 def record_filter(req: RetrieveRequest) -> RecordFilter:
     return RecordFilter(
         types=[t.value for t in req.types],
@@ -72,6 +82,9 @@ class Ranked:
     terms: list[str] = field(default_factory=list)
     signals: list[str] = field(default_factory=list)
     rows: dict[str, RecordRow] = field(default_factory=dict)  # full rows loaded so far
+    # Whether a loaded record holds for this request (semantic validity windows and
+    # conditions live in the payload, so they are checked once rows are loaded).
+    holds: Callable[[RecordRow], bool] = lambda _row: True
 
 
 class RetrieveService:
@@ -107,20 +120,30 @@ class RetrieveService:
     ) -> Ranked:
         records = RecordQuery(flt, trust.listing(), now)
         if not (req.query and req.query.strip()):
-            rows = search_repo.by_salience(self.session, records, req.limit)
-            return Ranked(
+            rows = search_repo.by_salience(self.session, records, req.limit + VALIDITY_SLACK)
+            ranked = Ranked(
                 order=[search_repo.header_of(r, now) for r in rows],
                 signals=["salience"],
                 rows={r.id: r for r in rows},
             )
-        return self._rank_query(req, trust, records)
+        else:
+            ranked = self._rank_query(req, trust, records)
+        ranked.holds = validity_check(req, now)
+        return ranked
 
     def head(self, ranked: Ranked, n: int) -> list[RecordRow]:
-        """Full rows of the best `n` candidates, in rank order."""
-        wanted = [c.id for c in ranked.order[:n]]
-        missing = [rid for rid in wanted if rid not in ranked.rows]
-        ranked.rows.update(search_repo.load(self.session, missing))
-        return [ranked.rows[rid] for rid in wanted if rid in ranked.rows]
+        """Full rows of the best `n` candidates that hold, in rank order."""
+        out: list[RecordRow] = []
+        start = 0
+        while len(out) < n and start < len(ranked.order):
+            wanted = [c.id for c in ranked.order[start : start + n - len(out)]]
+            start += len(wanted)
+            missing = [rid for rid in wanted if rid not in ranked.rows]
+            ranked.rows.update(search_repo.load(self.session, missing))
+            out += [
+                ranked.rows[r] for r in wanted if r in ranked.rows and ranked.holds(ranked.rows[r])
+            ]
+        return out
 
     def selection(self, ranked: Ranked, trust: TrustContext, now: float) -> Selection | None:
         picks = [
@@ -131,6 +154,9 @@ class RetrieveService:
         missing = [rid for rid in picks if rid not in ranked.rows]
         ranked.rows.update(search_repo.load(self.session, missing))
         rows = [ranked.rows[rid] for rid in picks if rid in ranked.rows]
+        rows = [row for row in rows if ranked.holds(row)]
+        if not rows:
+            return None
         threshold = self.settings.selector_threshold
         return selection_for(rows, ranked.terms, ranked.cosine, now, threshold)
 

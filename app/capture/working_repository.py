@@ -1,0 +1,31 @@
+"""SQL of working memory threads."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.models import RecordRow
+
+MAX_SNAPSHOTS = 1000  # a thread's earlier snapshots closed per done state
+
+
+def open_snapshots(
+    session: Session, scope: str | None, thread_id: str, max_rank: int, exclude: str
+) -> list[str]:
+    """Active working records of `thread_id` in `scope` at or below `max_rank`, oldest
+    first, except `exclude` (the snapshot that closes the thread)."""
+    stmt = (
+        select(RecordRow.id)
+        .where(
+            RecordRow.type == "working",
+            RecordRow.status == "active",
+            RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
+            RecordRow.sensitivity <= max_rank,
+            RecordRow.payload["thread_id"].as_string() == thread_id,
+            RecordRow.id != exclude,
+        )
+        .order_by(RecordRow.created_at, RecordRow.id)
+        .limit(MAX_SNAPSHOTS)
+    )
+    return list(session.scalars(stmt))
