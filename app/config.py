@@ -65,6 +65,31 @@ class EmbeddingSettings(BaseModel):
     worker_enabled: bool = True
 
 
+class LLMSettings(BaseModel):
+    """A chat model behind an OpenAI-compatible `{base_url}/chat/completions`, used by
+    consolidation's triple extraction. An empty base_url disables it."""
+
+    base_url: str = ""  # e.g. https://api.openai.com/v1 or http://localhost:11434/v1
+    model: str = "gpt-4o-mini"
+    api_key: str = ""
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    backoff_s: float = Field(default=0.5, ge=0)
+    batch_size: int = Field(default=8, ge=1, le=100)  # episodes per call
+    max_output_tokens: int = Field(default=4096, ge=16)  # `max_tokens` of one call
+    # Per consolidation run; once spent, the remaining episodes wait for the next run.
+    max_calls_per_run: int = Field(default=100, ge=1)
+    max_tokens_per_run: int = Field(default=200_000, ge=1)
+    max_answer_chars: int = Field(default=200_000, ge=1)  # longer answers are refused
+    max_triples_per_episode: int = Field(default=50, ge=1, le=10_000)
+    # An episode whose extraction failed in this many runs is skipped for good.
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    # LLM interpretation of captured records, queued at capture and done by a background
+    # worker (app/interpret); needs base_url too. Per call: capture_timeout_s.
+    capture_interpretation: bool = False
+    capture_timeout_s: float = Field(default=2.0, gt=0)
+
+
 class RankingSettings(BaseModel):
     relevance_weight: float = Field(default=0.7, ge=0.0, le=1.0)
     salience_weight: float = Field(default=0.3, ge=0.0, le=1.0)
@@ -149,6 +174,7 @@ class Settings(BaseSettings):
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
     ranking: RankingSettings = Field(default_factory=RankingSettings)
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)

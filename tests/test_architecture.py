@@ -24,6 +24,7 @@ PURE = {
     "app.embedding.unit",
     "app.metrics.registry",
     "app.text_guard",
+    "app.llm.triples",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.
