@@ -6,7 +6,8 @@ summary), or reinforces the identical fact already stored in the same scope at t
 sensitivity. Facts never merge across sensitivities: reinforcing a `low` fact from a
 `high` episode would tell `low` readers something about the episode. A promoted fact
 carries the episode's scope and sensitivity, evidence and provenance pointing at it, a
-`derived_from` edge and an audit entry.
+`derived_from` edge and an audit entry; a reinforced fact gets another edge and
+provenance source (app/consolidation/promotion.py).
 
 One transaction per episode: a crash leaves an episode either fully processed or
 untouched. A processed episode gets the audit entry `consolidate:semantic`, so each
@@ -17,17 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
+from app.consolidation.promotion import Promotion, pending_ids, sourced_spec
 from app.db import Database
-from app.enums import Sensitivity
 from app.records import repository as record_repo
 from app.records.payloads import Evidence, SemanticPayload
 from app.records.policy import PolicyEngine
-from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
-from app.records.service import RecordService
-from app.relations import repository as relation_repo
-from app.salience import repository as salience_repo
+from app.records.schemas import RecordCreate
 from app.trust import TrustContext
 
 STAGE = "semantic"
@@ -56,25 +53,22 @@ def observed_facts(payload: dict[str, Any]) -> list[Triple]:
 def run_semantic_stage(
     db: Database, policy: PolicyEngine, trust: TrustContext, *, now: float
 ) -> dict[str, int]:
-    with db.read_transaction() as session:
-        episodes = consolidation_repo.unconsolidated_successes(
-            session, stage=STAGE, limit=MAX_EPISODES_PER_RUN
-        )
-        ids = [e.id for e in episodes]
+    ids = pending_ids(db, stage=STAGE, outcomes=("success",), limit=MAX_EPISODES_PER_RUN)
     counts = {"semantic_created": 0, "semantic_reinforced": 0, "semantic_episodes": 0}
     for episode_id in ids:
         with db.transaction() as session:
-            created, reinforced = _promote(session, episode_id, policy, trust, now)
+            created, reinforced = _promote(
+                Promotion(session, policy, trust, STAGE, now), episode_id
+            )
         counts["semantic_created"] += created
         counts["semantic_reinforced"] += reinforced
         counts["semantic_episodes"] += 1
     return counts
 
 
-def _promote(
-    session: Any, episode_id: str, policy: PolicyEngine, trust: TrustContext, now: float
-) -> tuple[int, int]:
+def _promote(unit: Promotion, episode_id: str) -> tuple[int, int]:
     """Facts of one episode: (created, reinforced)."""
+    session = unit.session
     episode = record_repo.get(session, episode_id)
     if episode is None or episode.status != "active":
         return 0, 0  # deleted or revised since it was listed
@@ -82,49 +76,23 @@ def _promote(
     for triple in observed_facts(episode.payload):
         existing = consolidation_repo.same_fact(session, episode.scope, episode.sensitivity, triple)
         if existing is None:
-            RecordService(session, policy).create(
-                _fact_spec(episode.id, episode.scope, episode.sensitivity, triple),
-                trust,
-                source_kind="consolidation",
-            )
+            unit.create(_fact_spec(episode.id, episode.scope, episode.sensitivity, triple))
             created += 1
             continue
-        salience_repo.reinforce(session, existing, now)
-        audit_repo.append(
-            session,
-            existing,
-            "reinforce",
-            trust.actor_id,
-            now,
-            rationale="observed again in a successful episode",
-            details={"episode": episode.id, "stage": STAGE},
-        )
-        relation_repo.add_pair(session, existing, "derived_from", episode.id, now)
+        unit.reinforce(existing, [episode.id], rationale="observed again in a successful episode")
         reinforced += 1
-    audit_repo.append(
-        session,
-        episode.id,
-        f"consolidate:{STAGE}",
-        trust.actor_id,
-        now,
-        details={"created": created, "reinforced": reinforced},
-    )
+    unit.mark([episode.id], {"created": created, "reinforced": reinforced})
     return created, reinforced
 
 
 def _fact_spec(episode_id: str, scope: str | None, rank: int, triple: Triple) -> RecordCreate:
     subject, predicate, obj = triple
-    return RecordCreate(
-        payload=SemanticPayload(
-            subject=subject,
-            predicate=predicate,
-            object=obj,
-            evidence=[Evidence(kind="record", ref=episode_id)],
-        ),
-        scope=scope,
-        sensitivity=Sensitivity.from_rank(rank),
-        provenance=Provenance(
-            sources=[ProvenanceSource(kind="record", ref=episode_id)], created_by=CREATED_BY
-        ),
-        relations=[RelationSpec(predicate="derived_from", target_id=episode_id)],
+    payload = SemanticPayload(
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        evidence=[Evidence(kind="record", ref=episode_id)],
+    )
+    return sourced_spec(
+        payload, [episode_id], scope=scope, rank=rank, tags=[], created_by=CREATED_BY
     )

@@ -1,6 +1,12 @@
-"""Consolidation: episodic compression, then the structural semantic stage
-(app/consolidation/semantic_stage.py). Competence, plan graph and LLM extraction stages are
-later work (issue 11).
+"""Consolidation: the original Membrane's pipeline, stage by stage, in its order —
+1. episodic compression (below), 2. the structural semantic stage
+(app/consolidation/semantic_stage.py), 3. LLM triple extraction
+(app/consolidation/extraction_stage.py; not wired in yet), 4. competence extraction
+(app/consolidation/competence_stage.py), 5. plan graph extraction
+(app/consolidation/plan_graph_stage.py). Stages 2, 4 and 5 share their bookkeeping
+(app/consolidation/promotion.py). A run's counts are the stages' counts merged, plus
+`duplicates_resolved`: the existing records reinforced instead of duplicated, over all
+stages (every `*_reinforced` count).
 
 Episodic compression:
 
@@ -19,6 +25,8 @@ from typing import Any
 
 from app import clock
 from app.consolidation import repository as consolidation_repo
+from app.consolidation.competence_stage import run_competence_stage
+from app.consolidation.plan_graph_stage import run_plan_graph_stage
 from app.consolidation.semantic_stage import run_semantic_stage
 from app.db import Database
 from app.enums import Sensitivity
@@ -115,7 +123,19 @@ def run_consolidation(db: Database, policy: PolicyEngine, *, now: float) -> dict
     """The stages in order; returns the run's counts."""
     counts = compress_episodes(db, policy, now=now)
     counts.update(run_semantic_stage(db, policy, SYSTEM_TRUST, now=now))
+    # Stage 3, LLM triple extraction (app/consolidation/extraction_stage.py:
+    # run_extraction_stage, which also needs the Settings) goes here: after the structural
+    # semantic stage, before competence, as in the original. Its `triples_reinforced`
+    # then counts in duplicates_resolved like every other `*_reinforced`.
+    counts.update(run_competence_stage(db, policy, SYSTEM_TRUST, now=now))
+    counts.update(run_plan_graph_stage(db, policy, SYSTEM_TRUST, now=now))
+    counts["duplicates_resolved"] = duplicates_resolved(counts)
     return counts
+
+
+def duplicates_resolved(counts: dict[str, Any]) -> int:
+    """Existing records reinforced instead of duplicated: every stage's `*_reinforced`."""
+    return sum(int(v) for k, v in counts.items() if k.endswith("_reinforced"))
 
 
 def compress_episodes(db: Database, policy: PolicyEngine, *, now: float) -> dict[str, Any]:

@@ -1,0 +1,261 @@
+"""What the consolidation stages share.
+
+Every stage works the same way: list the episodes it has not processed yet (an episode
+is processed by `stage` once it carries the audit entry `consolidate:<stage>`), then,
+one transaction per promoted unit, create a record from them or reinforce the record
+they repeat, and mark them processed in that same transaction. So a crash leaves a unit
+either fully promoted and marked, or untouched for the next run: an episode is promoted
+exactly once.
+
+Reinforcing a record from an episode always leaves the same trail: a salience
+reinforcement (at the run's `now`), a `reinforce` audit entry naming the episodes, and a
+`derived_from` edge and a provenance source (kind `record`) per episode, so every record
+points at everything it was learned from.
+
+Pattern stages (competence, plan graph) also share the fold (`fold_groups`): episodes
+with the same pattern fingerprint in the same scope at the same sensitivity are folded
+into one record, found again by the tag `<stage tag>:<fingerprint>`. A new pattern
+becomes a record once `can_create` allows it; episodes of a known pattern update the
+record's counts in place (`merged`) and reinforce it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.audit import repository as audit_repo
+from app.consolidation import repository as consolidation_repo
+from app.db import Database
+from app.enums import Sensitivity
+from app.models import RecordRow
+from app.records import repository as record_repo
+from app.records.payloads import Payload
+from app.records.policy import PolicyEngine
+from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
+from app.records.service import RecordService
+from app.relations import repository as relation_repo
+from app.salience import repository as salience_repo
+from app.trust import TrustContext
+
+# The outcomes a pattern stage counts: the others (partial, unknown, none yet) say
+# nothing about whether the pattern works, and may still change to one of these.
+COUNTED_OUTCOMES = ("success", "failure")
+
+PatternKey = tuple[str | None, int, str]  # scope, sensitivity rank, fingerprint
+
+
+def pending_ids(
+    db: Database, *, stage: str, outcomes: Sequence[str], limit: int, min_tools: int = 0
+) -> list[str]:
+    """Ids of the active episodes with one of `outcomes` (and at least `min_tools` tool
+    graph nodes) that `stage` has not processed, oldest first."""
+    with db.read_transaction() as session:
+        return consolidation_repo.pending_episodes(
+            session, stage=stage, outcomes=outcomes, limit=limit, min_tools=min_tools
+        )
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """The writes of one stage inside one transaction."""
+
+    session: Session
+    policy: PolicyEngine
+    trust: TrustContext
+    stage: str
+    now: float
+
+    def create(self, spec: RecordCreate) -> RecordRow:
+        """A new record through the one creation path (policy, decay, audit entry)."""
+        service = RecordService(self.session, self.policy)
+        return service.create(spec, self.trust, source_kind="consolidation")
+
+    def reinforce(
+        self,
+        record_id: str,
+        episode_ids: Sequence[str],
+        *,
+        rationale: str,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """`record_id` seen again in `episode_ids`: one salience reinforcement and audit
+        entry, and an edge and a provenance source per episode."""
+        salience_repo.reinforce(self.session, record_id, self.now)
+        audit_repo.append(
+            self.session,
+            record_id,
+            "reinforce",
+            self.trust.actor_id,
+            self.now,
+            rationale=rationale,
+            details={"stage": self.stage, "episodes": list(episode_ids), **(details or {})},
+        )
+        row = record_repo.get(self.session, record_id)
+        service = RecordService(self.session, self.policy)
+        for episode_id in episode_ids:
+            relation_repo.add_pair(self.session, record_id, "derived_from", episode_id, self.now)
+            if row is not None:
+                service.add_provenance(row, ProvenanceSource(kind="record", ref=episode_id))
+
+    def mark(self, episode_ids: Sequence[str], details: dict[str, Any]) -> None:
+        """The episodes are processed by this stage (never listed for it again)."""
+        action = consolidation_repo.stage_action(self.stage)
+        for episode_id in episode_ids:
+            audit_repo.append(
+                self.session, episode_id, action, self.trust.actor_id, self.now, details=details
+            )
+
+
+def sourced_spec(
+    payload: Payload,
+    episode_ids: Sequence[str],
+    *,
+    scope: str | None,
+    rank: int,
+    tags: list[str],
+    created_by: str,
+) -> RecordCreate:
+    """A promoted record: its sources' scope and sensitivity, provenance and a
+    `derived_from` edge to each source."""
+    return RecordCreate(
+        payload=payload,
+        scope=scope,
+        sensitivity=Sensitivity.from_rank(rank),
+        tags=tags,
+        provenance=Provenance(
+            sources=[ProvenanceSource(kind="record", ref=e) for e in episode_ids],
+            created_by=created_by,
+        ),
+        relations=[RelationSpec(predicate="derived_from", target_id=e) for e in episode_ids],
+    )
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A pattern stage: what identifies a pattern in an episode and what its record is."""
+
+    stage: str
+    record_type: str
+    tag: str
+    created_by: str
+    # The episode payload's pattern fingerprint; None when it has no such pattern.
+    fingerprint: Callable[[dict[str, Any]], str | None]
+    # Whether these episodes (of one new pattern) are enough for a record.
+    can_create: Callable[[list[RecordRow]], bool]
+    new_payload: Callable[[list[RecordRow]], Payload]
+    # The record's payload with these episodes' counts added.
+    merged: Callable[[dict[str, Any], list[RecordRow]], dict[str, Any]]
+
+    def key_of(self, row: RecordRow) -> PatternKey | None:
+        if row.payload.get("outcome") not in COUNTED_OUTCOMES:
+            return None
+        fingerprint = self.fingerprint(row.payload)
+        return None if fingerprint is None else (row.scope, row.sensitivity, fingerprint)
+
+    def fingerprint_tag(self, fingerprint: str) -> str:
+        return f"{self.tag}:{fingerprint}"
+
+
+@dataclass
+class FoldCounts:
+    created: int = 0
+    reinforced: int = 0
+    episodes: int = 0
+
+
+def fold_groups(
+    db: Database,
+    policy: PolicyEngine,
+    trust: TrustContext,
+    pattern: Pattern,
+    groups: Sequence[tuple[PatternKey, list[str]]],
+    *,
+    now: float,
+    budget: int,
+    chunk: int,
+) -> FoldCounts:
+    """Fold each group's episodes into its pattern's record, at most `chunk` episodes
+    per transaction, until `budget` episodes are folded (the rest wait for the next
+    run: they stay unmarked)."""
+    counts = FoldCounts()
+    for key, ids in groups:
+        for start in range(0, len(ids), chunk):
+            part = ids[start : start + chunk]
+            if counts.episodes + len(part) > budget:
+                return counts
+            with db.transaction() as session:
+                unit = Promotion(session, policy, trust, pattern.stage, now)
+                created, reinforced, folded = _fold(unit, pattern, key, part)
+            counts.created += created
+            counts.reinforced += reinforced
+            counts.episodes += folded
+    return counts
+
+
+def _fold(
+    unit: Promotion, pattern: Pattern, key: PatternKey, ids: list[str]
+) -> tuple[int, int, int]:
+    """One transaction: (created, reinforced, episodes folded). The episodes are read
+    again, so one deleted, revised or re-labelled since the listing is left out."""
+    session = unit.session
+    rows = consolidation_repo.unprocessed_among(session, ids, pattern.stage)
+    rows = [row for row in rows if pattern.key_of(row) == key]
+    if not rows:
+        return 0, 0, 0
+    scope, rank, fingerprint = key
+    tag = pattern.fingerprint_tag(fingerprint)
+    existing = _live_record(unit, pattern.record_type, tag, scope, rank)
+    episode_ids = [row.id for row in rows]
+    if existing is not None:
+        merged = pattern.merged(existing.payload, rows)
+        record_repo.set_payload(session, existing.id, merged, unit.now)
+        rationale = f"{len(rows)} more episode(s) of this pattern"
+        unit.reinforce(existing.id, episode_ids, rationale=rationale)
+        unit.mark(episode_ids, {"record": existing.id, "reinforced": True})
+        return 0, 1, len(rows)
+    if not pattern.can_create(rows):
+        return 0, 0, 0
+    spec = sourced_spec(
+        pattern.new_payload(rows),
+        episode_ids,
+        scope=scope,
+        rank=rank,
+        tags=[pattern.tag, tag],
+        created_by=pattern.created_by,
+    )
+    created = unit.create(spec)
+    unit.mark(episode_ids, {"record": created.id, "created": True})
+    return 1, 0, len(rows)
+
+
+def _live_record(
+    unit: Promotion, record_type: str, tag: str, scope: str | None, rank: int
+) -> RecordRow | None:
+    """The pattern's record, locked for the in-place update (its counts are read and
+    written back), or None."""
+    session = unit.session
+    found = consolidation_repo.pattern_record(
+        session, record_type=record_type, tag=tag, scope=scope, sensitivity=rank
+    )
+    if found is None:
+        return None
+    row = record_repo.lock(session, [found]).get(found)
+    return row if row is not None and row.status in consolidation_repo.LIVE else None
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a batch of folded episodes adds to a pattern's counts."""
+
+    successes: int
+    failures: int
+    last_at: float  # the newest episode's creation time
+
+    @classmethod
+    def of(cls, rows: Sequence[RecordRow]) -> Tally:
+        successes = sum(1 for row in rows if row.payload.get("outcome") == "success")
+        return cls(successes, len(rows) - successes, max(row.created_at for row in rows))
