@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: serve test fuzz install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale clean
+.PHONY: serve test fuzz install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale bench-consolidation clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -61,6 +61,10 @@ bench-load: install-dev
 bench-scale: install-dev
 	$(BIN)/python bench/scale.py --store sqlite --records 200000 --reuse
 	$(BIN)/python bench/scale.py --store postgres --records 100000 --reuse
+
+bench-consolidation: install-dev
+	$(BIN)/python bench/consolidation.py --store sqlite --episodes 50000 --reuse
+	$(BIN)/python bench/consolidation.py --store postgres --episodes 50000 --reuse
 
 bench-lifecycle: install-dev
 	$(BIN)/python bench/lifecycle.py --store sqlite --out bench/results/lifecycle-sqlite.json

@@ -101,6 +101,9 @@ class SchedulerSettings(BaseModel):
     enabled: bool = True
     decay_interval_s: float = Field(default=3600.0, gt=0)
     consolidation_interval_s: float = Field(default=6 * 3600.0, gt=0)
+    # Episodes each consolidation stage takes per run (the rest waits for the next run):
+    # bounds one run's time and memory while clearing a backlog of this size at once.
+    consolidation_max_episodes: int = Field(default=100_000, ge=100)
     sweep_batch_size: int = Field(default=20000, ge=100)
 
 

@@ -18,6 +18,7 @@ from app.errors import Problem, install_handlers
 from app.health.router import router as health_router
 from app.idempotency.http import replay_response
 from app.idempotency.service import IdempotentReplay
+from app.interpret.worker import InterpretationWorker
 from app.jobs.router import router as jobs_router
 from app.jobs.scheduler import start_scheduler
 from app.metrics.middleware import RequestMetricsMiddleware
@@ -92,9 +93,15 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
         in_process = settings.background == "in_process"
         state.embedding = EmbeddingRuntime.start(state.db, settings.embedding, in_process)
         state.scheduler = start_scheduler(state.db, settings) if in_process else None
+        state.interpretation = (
+            InterpretationWorker.start(state.db, settings) if in_process else None
+        )
         try:
             yield
         finally:
+            if state.interpretation is not None:
+                state.interpretation.stop()
+                state.interpretation = None
             if state.scheduler is not None:
                 state.scheduler.shutdown(wait=True)  # let a running sweep finish its batch
                 state.scheduler = None

@@ -1,5 +1,6 @@
 """What one running service holds: settings, the database, keys, policy, and the
-background parts the lifespan starts (embedding runtime, job scheduler)."""
+background parts the lifespan starts (embedding runtime, job scheduler, LLM
+interpretation worker)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from app.db import Database
 from app.embedding.providers import Embedder
 from app.embedding.runtime import EmbeddingRuntime
 from app.embedding.schemas import EmbeddingStatus
+from app.interpret.worker import InterpretationWorker, enabled
 from app.records.policy import PolicyEngine
 from app.security import KeyStore
 
@@ -24,6 +26,7 @@ class AppState:
     policy: PolicyEngine
     embedding: EmbeddingRuntime | None = None  # set while the lifespan runs
     scheduler: BackgroundScheduler | None = None  # None when the scheduler is disabled
+    interpretation: InterpretationWorker | None = None  # LLM interpretation at capture
 
     @classmethod
     def build(cls, settings: Settings) -> AppState:
@@ -33,6 +36,11 @@ class AppState:
             keys=KeyStore(settings),
             policy=PolicyEngine(settings),
         )
+
+    @property
+    def interprets_captures(self) -> bool:
+        """Whether captures are queued for LLM interpretation (app/interpret)."""
+        return enabled(self.settings.llm)
 
     def active_embedder(self) -> Embedder | None:
         return self.embedding.active_embedder if self.embedding is not None else None

@@ -1,7 +1,8 @@
-"""`python -m app.worker`: the background process — embeds pending records in batches and
-runs the scheduled jobs (decay + prune, consolidation) — so API processes only embed
-queries. Run one or more next to API processes started with MEMBRANE_BACKGROUND=worker;
-the jobs' leader lock makes exactly one of them run each tick."""
+"""`python -m app.worker`: the background process — embeds pending records in batches,
+interprets captured records with the LLM when that is on (app/interpret) and runs the
+scheduled jobs (decay + prune, consolidation) — so API processes only embed queries.
+Run one or more next to API processes started with MEMBRANE_BACKGROUND=worker; the jobs'
+leader lock makes exactly one of them run each tick."""
 
 from __future__ import annotations
 
@@ -14,25 +15,31 @@ from types import FrameType
 from app.config import Settings, get_settings
 from app.db import Database
 from app.embedding.runtime import EmbeddingRuntime
+from app.interpret.worker import InterpretationWorker
 from app.jobs.scheduler import start_scheduler
 
 log = logging.getLogger("membrane.worker")
 
 
 def run(settings: Settings, stop: threading.Event) -> None:
-    """Run until `stop` is set; the embedding worker and scheduler stop cleanly."""
+    """Run until `stop` is set; the embedding worker, the interpretation worker and the
+    scheduler stop cleanly."""
     db = Database(settings.database_url, settings.database)
     embedding = EmbeddingRuntime.start(db, settings.embedding, run_worker=True)
+    interpretation = InterpretationWorker.start(db, settings)
     scheduler = start_scheduler(db, settings)
     log.info(
-        "membrane worker: tier %s, embedding %s, scheduler %s",
+        "membrane worker: tier %s, embedding %s, LLM interpretation %s, scheduler %s",
         db.tier.name,
         embedding.embedder.provider if embedding.worker else "off",
+        "on" if interpretation is not None else "off",
         "on" if scheduler is not None else "off",
     )
     try:
         stop.wait()
     finally:
+        if interpretation is not None:
+            interpretation.stop()
         if scheduler is not None:
             scheduler.shutdown(wait=True)
         embedding.stop()

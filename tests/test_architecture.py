@@ -25,6 +25,7 @@ PURE = {
     "app.metrics.registry",
     "app.text_guard",
     "app.llm.triples",
+    "app.interpret.parse",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

@@ -31,7 +31,8 @@ ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
 def _service(state: AppState, session: Session) -> CaptureService:
-    return CaptureService(session, RecordService(session, state.policy))
+    records = RecordService(session, state.policy)
+    return CaptureService(session, records, interpret_llm=state.interprets_captures)
 
 
 @router.post(

@@ -26,6 +26,7 @@ from app.capture.working import close_thread, closes_thread
 from app.entities import repository as entity_repo
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
+from app.interpret import repository as interpret_repo
 from app.models import RecordRow, RelationRow
 from app.records.payloads import Payload
 from app.records.schemas import MemoryRecordOut, Provenance, ProvenanceSource, RecordCreate
@@ -51,9 +52,13 @@ def validation_problem(exc: ValidationError, where: str) -> Unprocessable:
 
 
 class CaptureService:
-    def __init__(self, session: Session, records: RecordService) -> None:
+    def __init__(
+        self, session: Session, records: RecordService, *, interpret_llm: bool = False
+    ) -> None:
         self.session = session
         self.records = records
+        # LLM interpretation at capture (app/interpret): queued here, done off the request.
+        self.interpret_llm = interpret_llm
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""
@@ -87,7 +92,7 @@ class CaptureService:
         entity_repo.lock_names(self.session, _names(req.scope, mentions))
         now = clock.now()
         created: list[RecordRow] = []
-        entities = self._resolve_entities(mentions, req, trust, created)
+        entities = self.resolve_entities(mentions, req, trust, created)
         interpretation: dict[str, Any] = {
             "classification": {"type": cls.memory_type.value, "reason": cls.reason},
             "summary": summary,
@@ -98,9 +103,20 @@ class CaptureService:
         }
         if fact is not None:
             interpretation["fact"] = {"subject": fact[0], "predicate": fact[1], "object": fact[2]}
+        if self.interpret_llm:
+            interpretation["llm"] = {"status": "pending"}
         primary = self.records.create(
             self._spec(req, payload, interpretation), trust, source_kind=req.source_kind.value
         )
+        if self.interpret_llm:
+            interpret_repo.enqueue(
+                self.session,
+                primary.id,
+                actor_id=trust.actor_id,
+                ceiling=trust.ceiling_rank,
+                scopes=trust.scopes,
+                now=now,
+            )
         result = CaptureResult(primary=primary, created=created)
         if closes_thread(primary):
             result.edges += close_thread(self.session, primary, trust, now)
@@ -111,8 +127,8 @@ class CaptureService:
         if fact is not None:
             fact_row = primary
             if cls.memory_type is not MemoryType.semantic:
-                fact_row = self._derive_fact(req, fact, primary, trust, result)
-            result.edges += self._link_fact(fact_row, fact, entities, req.scope, trust, now)
+                fact_row = self.derive_fact(req, fact, primary, trust, result)
+            result.edges += self.link_fact(fact_row, fact, entities, req.scope, trust, now)
         return result
 
     # -- pieces -------------------------------------------------------------------------
@@ -159,14 +175,15 @@ class CaptureService:
             interpretation=interpretation,
         )
 
-    def _resolve_entities(
+    def resolve_entities(
         self,
         mentions: list[Mention],
         req: CaptureRequest,
         trust: TrustContext,
         created: list[RecordRow],
     ) -> dict[str, str]:
-        """casefolded name → entity record id; unknown names become new entity records."""
+        """casefolded name → entity record id; unknown names become new entity records
+        (also used by LLM interpretation, app/interpret)."""
         resolved: dict[str, str] = {}
         for mention in mentions:
             existing = entity_repo.resolve(
@@ -195,7 +212,7 @@ class CaptureService:
             resolved[mention.name.casefold()] = row.id
         return resolved
 
-    def _derive_fact(
+    def derive_fact(
         self,
         req: CaptureRequest,
         fact: tuple[str, str, Any],
@@ -203,6 +220,7 @@ class CaptureService:
         trust: TrustContext,
         result: CaptureResult,
     ) -> RecordRow:
+        """A semantic record of `fact` derived from `primary`, with its edges in `result`."""
         payload = _validated(
             {
                 "kind": "semantic",
@@ -228,7 +246,7 @@ class CaptureService:
         )
         return row
 
-    def _link_fact(
+    def link_fact(
         self,
         fact_row: RecordRow,
         fact: tuple[str, str, Any],
@@ -237,6 +255,8 @@ class CaptureService:
         trust: TrustContext,
         now: float,
     ) -> list[RelationRow]:
+        """The fact's subject edge, and its object edge when the object names an entity
+        the caller could read."""
         edges = relation_repo.add_pair(
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )

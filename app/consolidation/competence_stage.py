@@ -22,8 +22,8 @@ An episode is folded in once: the audit entry `consolidate:competence` is writte
 transaction that folds it. A signature seen once so far leaves its episode unmarked, so
 that a second occurrence in a later run still forms the group. So that unmarked
 singletons cannot hold up the stage, each run reads only the tool names (in SQL, never
-arguments or results) of the newest MAX_SCAN waiting episodes that have a tool graph, and
-folds at most MAX_EPISODES_PER_RUN of them: a pattern that repeats within that window is
+arguments or results) of the newest SCAN_FACTOR × limit waiting episodes that have a tool graph, and
+folds at most `limit` of them: a pattern that repeats within that window is
 found; a singleton older than the window waits until the window reaches it again.
 """
 
@@ -49,8 +49,8 @@ STAGE = "competence"
 TAG = "consolidation:competence"
 CREATED_BY = "consolidation/competence"
 MIN_SUCCESSES = 2
-MAX_SCAN = 50_000  # waiting episodes looked at per run, newest first
-MAX_EPISODES_PER_RUN = 5000  # episodes folded per run
+MAX_EPISODES_PER_RUN = 100_000  # episodes folded per run (the default; runs pass the setting)
+SCAN_FACTOR = 2  # waiting episodes looked at per run, newest first: twice what may fold
 FOLD_CHUNK = 500  # episodes per transaction
 MAX_TRIGGERS = 5
 TRIGGER_CHARS = 500
@@ -197,16 +197,21 @@ PATTERN = Pattern(
 
 
 def run_competence_stage(
-    db: Database, policy: PolicyEngine, trust: TrustContext, *, now: float
+    db: Database,
+    policy: PolicyEngine,
+    trust: TrustContext,
+    *,
+    now: float,
+    limit: int = MAX_EPISODES_PER_RUN,
 ) -> dict[str, int]:
     counts = promotion.fold_groups(
         db,
         policy,
         trust,
         PATTERN,
-        _ready_groups(db),
+        _ready_groups(db, scan=SCAN_FACTOR * limit),
         now=now,
-        budget=MAX_EPISODES_PER_RUN,
+        budget=limit,
         chunk=FOLD_CHUNK,
     )
     return {
@@ -226,13 +231,13 @@ def group_sequences(sequences: Iterable[ToolSequence]) -> dict[PatternKey, list[
     return groups
 
 
-def _ready_groups(db: Database) -> list[tuple[PatternKey, list[str]]]:
+def _ready_groups(db: Database, *, scan: int) -> list[tuple[PatternKey, list[str]]]:
     """Groups that fold now: a signature with a record already, or with enough
     successes to make one. Oldest group first; in a group, successes first, so that the
     first chunk can create the record."""
     with db.read_transaction() as session:
         sequences = consolidation_repo.tool_sequences(
-            session, stage=STAGE, outcomes=COUNTED_OUTCOMES, limit=MAX_SCAN
+            session, stage=STAGE, outcomes=COUNTED_OUTCOMES, limit=scan
         )
         groups = group_sequences(sequences)
         tags = [PATTERN.fingerprint_tag(fingerprint) for _, _, fingerprint in groups]

@@ -22,7 +22,8 @@ with a `high` episode).
 
 An episode is folded in once: the audit entry `consolidate:plan_graph` is written in the
 transaction that folds it. One transaction per plan (and at most FOLD_CHUNK episodes);
-at most MAX_EPISODES_PER_RUN episodes per run, the rest wait for the next run.
+at most `limit` episodes per run (scheduler.consolidation_max_episodes); the rest
+wait for the next run.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ STAGE = "plan_graph"
 TAG = "consolidation:plan_graph"
 CREATED_BY = "consolidation/plan-graph"
 MIN_NODES = 3
-MAX_EPISODES_PER_RUN = 5000
+MAX_EPISODES_PER_RUN = 100_000  # the default; runs pass the setting
 LOAD_BATCH = 500  # episodes read at once to group them
 FOLD_CHUNK = 500  # episodes per transaction
 INTENT_CHARS = 1000
@@ -145,16 +146,21 @@ PATTERN = Pattern(
 
 
 def run_plan_graph_stage(
-    db: Database, policy: PolicyEngine, trust: TrustContext, *, now: float
+    db: Database,
+    policy: PolicyEngine,
+    trust: TrustContext,
+    *,
+    now: float,
+    limit: int = MAX_EPISODES_PER_RUN,
 ) -> dict[str, int]:
     counts = promotion.fold_groups(
         db,
         policy,
         trust,
         PATTERN,
-        _groups(db),
+        _groups(db, limit),
         now=now,
-        budget=MAX_EPISODES_PER_RUN,
+        budget=limit,
         chunk=FOLD_CHUNK,
     )
     return {
@@ -164,14 +170,14 @@ def run_plan_graph_stage(
     }
 
 
-def _groups(db: Database) -> list[tuple[PatternKey, list[str]]]:
+def _groups(db: Database, limit: int) -> list[tuple[PatternKey, list[str]]]:
     """The waiting episodes (with enough nodes, in SQL) grouped by plan, oldest first;
     read LOAD_BATCH at a time, since grouping needs the whole tool graph."""
     ids = promotion.pending_ids(
         db,
         stage=STAGE,
         outcomes=COUNTED_OUTCOMES,
-        limit=MAX_EPISODES_PER_RUN,
+        limit=limit,
         min_tools=MIN_NODES,
     )
     groups: dict[PatternKey, list[str]] = {}

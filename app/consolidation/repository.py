@@ -7,7 +7,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import JSON, Exists, case, cast, func, literal, select, type_coerce
+from sqlalchemy import (
+    JSON,
+    Exists,
+    case,
+    cast,
+    func,
+    literal,
+    literal_column,
+    select,
+    type_coerce,
+)
 from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -15,13 +25,25 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.db import dialect_of
 from app.models import AuditRow, RecordRow, RelationRow, TagRow
 
+COMPRESSED_TAG = "consolidation:compressed"  # the tag of episodic compression's records
+
+
+@dataclass(frozen=True)
+class EpisodeKey:
+    """What compression groups an episode by, without its payload."""
+
+    id: str
+    scope: str | None
+    environment: Any
+    created_at: float
+
 
 def uncompressed_episodes(
     session: Session, *, before: float, compressed_tag: str, limit: int
-) -> list[RecordRow]:
+) -> list[EpisodeKey]:
     """Active episodic records created before `before` that are neither compressed
     records themselves nor already sources of one (a `derives` edge to a record tagged
-    `compressed_tag`)."""
+    `compressed_tag`), oldest first within a scope."""
     compressed_ids = select(TagRow.record_id).where(TagRow.tag == compressed_tag)
     already = (
         select(RelationRow.id)
@@ -34,7 +56,9 @@ def uncompressed_episodes(
         .exists()
     )
     stmt = (
-        select(RecordRow)
+        select(
+            RecordRow.id, RecordRow.scope, RecordRow.payload["environment"], RecordRow.created_at
+        )
         .where(
             RecordRow.type == "episodic",
             RecordRow.status == "active",
@@ -45,7 +69,7 @@ def uncompressed_episodes(
         .order_by(RecordRow.scope, RecordRow.created_at, RecordRow.id)
         .limit(limit)
     )
-    return list(session.scalars(stmt))
+    return [EpisodeKey(*row) for row in session.execute(stmt)]
 
 
 LIVE = ("active", "contested")
@@ -108,6 +132,8 @@ def _pending(
         RecordRow.type == "episodic",
         RecordRow.status == "active",
         _not_processed(dialect, stage),
+        # a compressed record restates its sources, which the stage reads themselves
+        RecordRow.id.not_in(select(TagRow.record_id).where(TagRow.tag == COMPRESSED_TAG)),
         RecordRow.payload["outcome"].as_string().in_(list(outcomes)),
     ]
     if min_tools > 0:
@@ -219,6 +245,14 @@ def pattern_keys(
     return found
 
 
+def fact_object(dialect: str) -> ColumnElement[Any]:
+    """A fact's object as text, spelled exactly as migration 0005's index
+    (ix_records_fact_object) is built, literal path included, so both stores use it."""
+    if dialect == "postgresql":
+        return RecordRow.payload.op("->>")(literal_column("'object'"))
+    return func.json_extract(RecordRow.payload, literal_column("'$.object'"))
+
+
 def same_fact(
     session: Session, scope: str | None, sensitivity: int, triple: tuple[str, str, str]
 ) -> str | None:
@@ -229,13 +263,13 @@ def same_fact(
     stmt = (
         select(RecordRow.id)
         .where(
+            fact_object(dialect_of(session)) == obj,
             RecordRow.type == "semantic",
             RecordRow.status.in_(LIVE),
             RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
             RecordRow.sensitivity == sensitivity,
             payload["subject"].as_string() == subject,
             payload["predicate"].as_string() == predicate,
-            payload["object"].as_string() == obj,
         )
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(1)

@@ -30,7 +30,7 @@ from app.trust import TrustContext
 STAGE = "semantic"
 PREDICATE = "observed_in"
 CREATED_BY = "consolidation/structural-semantic"
-MAX_EPISODES_PER_RUN = 5000
+MAX_EPISODES_PER_RUN = 100_000  # the default; runs pass the setting
 SUBJECT_CHARS = 1024
 
 Triple = tuple[str, str, str]
@@ -51,9 +51,14 @@ def observed_facts(payload: dict[str, Any]) -> list[Triple]:
 
 
 def run_semantic_stage(
-    db: Database, policy: PolicyEngine, trust: TrustContext, *, now: float
+    db: Database,
+    policy: PolicyEngine,
+    trust: TrustContext,
+    *,
+    now: float,
+    limit: int = MAX_EPISODES_PER_RUN,
 ) -> dict[str, int]:
-    ids = pending_ids(db, stage=STAGE, outcomes=("success",), limit=MAX_EPISODES_PER_RUN)
+    ids = pending_ids(db, stage=STAGE, outcomes=("success",), limit=limit)
     counts = {"semantic_created": 0, "semantic_reinforced": 0, "semantic_episodes": 0}
     for episode_id in ids:
         with db.transaction() as session:

@@ -33,7 +33,6 @@ from app.jobs import repository as jobs_repo
 from app.jobs.schemas import JobRunOut, JobRunPage
 from app.metrics.registry import JOB_DURATION, JOB_RUNS
 from app.models import JobRunRow
-from app.records.policy import PolicyEngine
 from app.sweep.service import run_sweep
 
 log = logging.getLogger("membrane.jobs")
@@ -50,7 +49,7 @@ def decay_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
 
 
 def consolidation_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
-    return run_consolidation(db, PolicyEngine(settings), now=now)
+    return run_consolidation(db, settings, now=now)
 
 
 JOBS: dict[str, JobFn] = {"decay": decay_job, "consolidation": consolidation_job}

@@ -213,6 +213,29 @@ class IdempotencyRow(Base):
     __table_args__ = (Index("ix_idempotency_created", "created_at"),)
 
 
+class InterpretationQueueRow(Base):
+    """A captured record waiting for LLM interpretation (app/interpret), with the
+    capturer's trust as it was at capture time. A row leaves the queue when its record
+    is interpreted, given up on or gone; its outcome is the record's `interpretation.llm`.
+    `status` is `pending`, or `running` while a worker holds it until `next_attempt_at`."""
+
+    __tablename__ = "interpretation_queue"
+
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    actor_id: Mapped[str] = mapped_column(String(256), nullable=False)
+    ceiling: Mapped[int] = mapped_column(SmallInteger, nullable=False)  # sensitivity rank
+    scopes: Mapped[list[str] | None] = mapped_column(JsonType, nullable=True)  # None: all
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    next_attempt_at: Mapped[float] = mapped_column(Double, nullable=False)
+    status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
+    created_at: Mapped[float] = mapped_column(Double, nullable=False)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    __table_args__ = (Index("ix_interpretation_queue_due", "next_attempt_at"),)
+
+
 class EmbeddingRow(Base):
     """Vectors on SQLite (float32 bytes). On PostgreSQL + pgvector the migration adds a
     native `vector` column and an HNSW index to this same table."""
