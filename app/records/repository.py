@@ -63,6 +63,8 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
 
 
 def add_record(session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = ()) -> None:
+    """Insert a record now (rows written with Core statements may refer to it) and stage
+    its tags and provenance for the caller's flush."""
     session.add(row)
     session.flush([row])
     for tag in row.tags:
@@ -70,7 +72,6 @@ def add_record(session: Session, row: RecordRow, provenance: Sequence[Provenance
     for prov in provenance:
         prov.record_id = row.id
         session.add(prov)
-    session.flush()
 
 
 def add_provenance(session: Session, record_id: str, provenance: ProvenanceRow) -> None:
@@ -87,6 +88,21 @@ def get_many(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
         return {}
     rows = session.scalars(select(RecordRow).where(RecordRow.id.in_(list(set(ids)))))
     return {r.id: r for r in rows}
+
+
+def get_many_loaded(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
+    """Like get_many, but rows this session already holds come from its identity map
+    without a query (consolidation checks each promoted record's source episode, which
+    it has just read, once per record)."""
+    found: dict[str, RecordRow] = {}
+    missing: list[str] = []
+    for rid in set(ids):
+        row = session.identity_map.get(session.identity_key(RecordRow, rid))
+        if isinstance(row, RecordRow):
+            found[rid] = row
+        else:
+            missing.append(rid)
+    return found | get_many(session, missing)
 
 
 def lock(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:

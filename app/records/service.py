@@ -98,7 +98,7 @@ class RecordService:
 
     def _check_relation_targets(self, spec: RecordCreate, trust: TrustContext) -> None:
         ids = [r.target_id for r in spec.relations]
-        found = record_repo.get_many(self.session, ids)
+        found = record_repo.get_many_loaded(self.session, ids)
         for i, rel in enumerate(spec.relations):
             target = found.get(rel.target_id)
             if target is None or not trust.can_read(target.sensitivity, target.scope):
