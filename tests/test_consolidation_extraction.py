@@ -4,7 +4,6 @@ HTTP API on both stores; the answer parser and the chat client on their own."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -188,11 +187,11 @@ def test_an_episode_is_stored_whole_or_not_at_all(env: Callable[..., Env]) -> No
     [
         (MALFORMED, "malformed"),
         (PROSE_ONLY, "no_array"),
-        (EMPTY, "no_triples"),
+        (text('[{"subject": "", "predicate": "x"}]'), "no_triples"),
         (oversized(2000), "oversized"),
         (text(""), "empty_answer"),
     ],
-    ids=["malformed", "prose-only", "empty-array", "oversized", "blank"],
+    ids=["malformed", "prose-only", "nothing-usable", "oversized", "blank"],
 )
 def test_an_unusable_answer_is_skipped_and_retried_next_run(
     env: Callable[..., Env], behaviour: Behaviour, reason: str
@@ -210,6 +209,19 @@ def test_an_unusable_answer_is_skipped_and_retried_next_run(
     assert set(e.facts()) == {("dave", "works at", "Acme")}
 
 
+def test_an_empty_array_means_nothing_worth_keeping(env: Callable[..., Env]) -> None:
+    e = env()
+    rid = e.episode("the weather was fine")
+    e.fake.script.append(EMPTY)
+    assert e.run() == counts(0, 0, 0, 1)  # done, nothing created, never asked again
+    assert [a["details"] for a in e.audit(rid) if a["action"] == "consolidate:extraction"] == [
+        {"created": 0, "reinforced": 0, "model": e.settings.llm.model}
+    ]
+    calls = len(e.fake.requests)
+    assert e.run() == counts(0, 0, 0, 0)
+    assert len(e.fake.requests) == calls
+
+
 def test_prose_and_fences_around_the_answer_are_tolerated(env: Callable[..., Env]) -> None:
     e = env()
     e.episode("erin | speaks | Finnish")
@@ -220,14 +232,14 @@ def test_prose_and_fences_around_the_answer_are_tolerated(env: Callable[..., Env
 
 def test_an_episode_is_given_up_after_max_attempts(env: Callable[..., Env]) -> None:
     e = env(max_attempts=2)
-    e.fake.default = EMPTY
+    e.fake.default = PROSE_ONLY
     rid = e.episode("frank | owns | a boat")
     assert e.run() == counts(0, 0, 1, 0)
     assert e.run() == counts(0, 0, 1, 0)
     assert [(a["action"], a["details"]) for a in _actions(e, rid)] == [
-        ("consolidate:extraction-failed", {"reason": "no_triples", "attempt": 1}),
-        ("consolidate:extraction-failed", {"reason": "no_triples", "attempt": 2}),
-        ("consolidate:extraction", {"skipped": "no_triples", "attempts": 2}),
+        ("consolidate:extraction-failed", {"reason": "no_array", "attempt": 1}),
+        ("consolidate:extraction-failed", {"reason": "no_array", "attempt": 2}),
+        ("consolidate:extraction", {"skipped": "no_array", "attempts": 2}),
     ]
     assert e.run() == counts(0, 0, 0, 0)
     assert len(e.fake.requests) == 2
@@ -251,8 +263,10 @@ def test_server_errors_skip_the_batch_after_retries_and_the_run_goes_on(
     e.fake.script.extend([SERVER_ERROR] * 3)
     assert e.run() == counts(1, 0, 1, 1)
     assert len(e.fake.requests) == 4  # three tries of the first batch, one of the second
-    assert [a["details"] for a in _actions(e, rid)] == [{"reason": "http_500", "attempt": 1}]
+    # the endpoint's fault, not the episode's: no attempt is used up, it simply waits
+    assert _actions(e, rid) == []
     assert set(e.facts()) == {("ivy", "collects", "stamps")}
+    assert e.run() == counts(1, 0, 0, 1)
 
 
 def test_a_dead_endpoint_stops_the_run_after_three_failed_calls(
@@ -272,11 +286,9 @@ def test_a_hanging_endpoint_times_out_and_is_skipped(env: Callable[..., Env]) ->
     e = env(timeout_s=0.2, max_retries=1)
     rid = e.episode("nina | plays | cello")
     e.fake.script.extend([hang(3.0), hang(3.0)])
-    started = time.monotonic()
     assert e.run() == counts(0, 0, 1, 0)
-    assert time.monotonic() - started < 2.5
-    assert len(e.fake.requests) == 2
-    assert [a["details"]["reason"] for a in _actions(e, rid)] == ["timeout"]
+    assert len(e.fake.requests) == 2  # the first try and one retry, both cut off
+    assert _actions(e, rid) == []  # a slow endpoint uses none of the episode's attempts
     assert e.run() == counts(1, 0, 0, 1)
 
 
@@ -383,7 +395,7 @@ def test_parser_tolerates_fences_prose_and_wrappers() -> None:
         ('[{"subject": "a", "predicate": ', "malformed"),
         ("[1, 2, 3]", "malformed"),
         ("[" * 5000, "malformed"),
-        ("[]", "no_triples"),
+        ('[{"subject": "a", "predicate": ""}]', "no_triples"),
         (json.dumps([fact(1, s=""), fact(1, o=None), fact(1, p={"x": 1})]), "no_triples"),
         ("[" + ",".join([json.dumps(fact(1))] * 400) + "]", "oversized"),
     ],

@@ -42,10 +42,12 @@ def test_done_supersedes_the_threads_earlier_snapshots(client: TestClient) -> No
     other_thread = snapshot(client, "t-2", "executing")
     other_scope = snapshot(client, "t-1", "executing", scope="team-b")
     secret = snapshot(client, "t-1", "blocked", headers=A, sensitivity="hyper")
+    higher = snapshot(client, "t-1", "waiting", sensitivity="high")  # the writer's own
     done = snapshot(client, "t-1", "done")
     assert [status(client, r) for r in (planning, executing)] == ["superseded", "superseded"]
-    # other threads, other scopes and what the writer cannot see are left alone
-    assert [status(client, r) for r in (other_thread, other_scope, secret)] == ["active"] * 3
+    # other threads, other scopes and more sensitive snapshots are left alone
+    kept = (other_thread, other_scope, secret, higher)
+    assert [status(client, r) for r in kept] == ["active"] * 4
     assert status(client, done) == "active"
     edges = client.get(f"/v1/records/{done}/relations", headers=A).json()["outgoing"]
     assert {(e["predicate"], e["target_id"]) for e in edges} == {

@@ -2,13 +2,14 @@
 
 The original Membrane: working memory "may be freely edited and discarded when the task
 ends". Here a working-state snapshot with `state: done` closes its thread: the thread's
-earlier active snapshots (same `thread_id` and scope, within the writer's ceiling) become
+earlier active snapshots (same `thread_id` and scope, no more sensitive than it) become
 `superseded` by the done snapshot — a `supersedes` edge, an audit entry each, and out of
 retrieve's default statuses — so an agent resuming work never picks up a finished task's
 stale plan. The done snapshot stays as the thread's final state and decays with the
 working half-life (one day) like any working record; its history stays readable by id.
-Snapshots above the writer's ceiling are left alone: a writer cannot retire what it
-cannot see.
+More sensitive snapshots are left alone: the done snapshot's audit entry and edges name
+what it retired, and a reader of the done snapshot must not learn of records above it
+(nor may a writer retire what it cannot see: the done snapshot is within its ceiling).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def close_thread(
     """Supersede the thread's earlier snapshots by `done`; returns the new edges."""
     thread = str((done.payload or {}).get("thread_id") or "")
     earlier = working_repo.open_snapshots(
-        session, done.scope, thread, trust.ceiling_rank, exclude=done.id
+        session, done.scope, thread, done.sensitivity, exclude=done.id
     )
     if not earlier:
         return []

@@ -53,6 +53,7 @@ MAX_EPISODES_PER_RUN = 100_000  # episodes folded per run (the default; runs pas
 SCAN_FACTOR = 2  # waiting episodes looked at per run, newest first: twice what may fold
 FOLD_CHUNK = 500  # episodes per transaction
 MAX_TRIGGERS = 5
+ACTION_CHARS = 1000
 TRIGGER_CHARS = 500
 NAME_CHARS = 1024
 ARROW = " → "
@@ -121,12 +122,18 @@ def recipe_of(payload: dict[str, Any]) -> list[RecipeStep]:
     return [
         RecipeStep(
             step=index,
-            action=f"call {tool}" + (f" with {', '.join(args)}" if args else ""),
+            action=_action(tool, list(args)),
             tool=tool,
             args_schema=args_schema(args),
         )
         for index, (tool, args) in enumerate(steps_of(payload), start=1)
     ]
+
+
+def _action(tool: str, arg_names: list[str]) -> str:
+    """The step in words, short enough for any payload limit however many arguments."""
+    text = f"call {tool}" + (f" with {', '.join(arg_names)}" if arg_names else "")
+    return text if len(text) <= ACTION_CHARS else text[: ACTION_CHARS - 1] + "…"
 
 
 def triggers_of(successes: Sequence[RecordRow], name: str) -> list[Trigger]:
@@ -218,6 +225,7 @@ def run_competence_stage(
         "competence_created": counts.created,
         "competence_reinforced": counts.reinforced,
         "competence_episodes": counts.episodes,
+        "competence_skipped": counts.skipped,
     }
 
 

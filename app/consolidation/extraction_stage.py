@@ -16,10 +16,13 @@ that scope at that sensitivity, reinforces it (with an audit entry and another
 (a process that dies between the call and the commit leaves no trace; the next run asks
 again).
 
-A call that fails after its retries, or an answer without one usable triple, gives each
-episode of the batch a `consolidate:extraction-failed` entry (reason, attempt); the run
-goes on with the next batch. After `llm.max_attempts` failed runs an episode is marked
-`consolidate:extraction` with {"skipped": reason} and never sent again. The run stops
+An answer that is unusable (malformed, oversized, items but not one usable triple) gives
+each episode of the batch a `consolidate:extraction-failed` entry (reason, attempt); the
+run goes on with the next batch. `[]` is a valid answer: the episodes are done with no
+fact. A call that fails for the endpoint's sake (timeout, unreachable, HTTP error after
+its retries) uses no attempt: the batch is counted skipped and waits for the next run.
+After `llm.max_attempts` failed runs an episode is marked `consolidate:extraction` with
+{"skipped": reason} and never sent again. The run stops
 early, leaving the remaining episodes unmarked for the next run, when its budget of calls
 or tokens is spent, or after MAX_CONSECUTIVE_FAILURES failed calls in a row (the
 endpoint looks down: a dead endpoint must not hold the consolidation job for hours).
@@ -37,6 +40,7 @@ from app.audit import repository as audit_repo
 from app.config import LLMSettings, Settings
 from app.consolidation import extraction_repository as extraction_repo
 from app.consolidation import repository as consolidation_repo
+from app.consolidation.promotion import Promotion
 from app.db import Database
 from app.enums import Sensitivity
 from app.llm.client import Budget, BudgetExhausted, ChatClient, LLMError
@@ -46,8 +50,6 @@ from app.records.payloads import Evidence, SemanticPayload
 from app.records.policy import PolicyEngine
 from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
 from app.records.service import RecordService
-from app.relations import repository as relation_repo
-from app.salience import repository as salience_repo
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.consolidation")
@@ -59,6 +61,10 @@ CREATED_BY = "consolidation/semantic-extractor"
 COMPRESSED_TAG = consolidation_repo.COMPRESSED_TAG
 MAX_EPISODES_PER_RUN = 5000
 MAX_CONSECUTIVE_FAILURES = 3
+# Call failures that are the answer's fault use one of an episode's attempts; an endpoint
+# that is down, slow or refusing (timeout, unreachable, HTTP errors) uses none, so an
+# outage never gives episodes up — they wait for a run when it is back.
+ANSWER_FAULTS = frozenset({"bad_response", "oversized"})
 COUNTS = ("triples_extracted", "triples_reinforced", "triples_skipped", "extraction_episodes")
 
 
@@ -152,7 +158,10 @@ class _Run:
                 return
             except LLMError as exc:
                 log.warning("LLM extraction call failed (%s): %s", exc.reason, exc)
-                self.fail(batch, exc.reason)
+                if exc.reason in ANSWER_FAULTS:
+                    self.fail(batch, exc.reason)  # the model's answer: an attempt used
+                else:
+                    self.counts["triples_skipped"] += len(batch)  # the endpoint: no attempt
                 failed_calls += 1
                 if failed_calls >= MAX_CONSECUTIVE_FAILURES:
                     log.warning("LLM extraction stops after %d failed calls", failed_calls)
@@ -237,17 +246,8 @@ class _Run:
         return created, reinforced
 
     def _reinforce(self, session: Session, fact_id: str, episode_id: str) -> None:
-        salience_repo.reinforce(session, fact_id, self.now)
-        audit_repo.append(
-            session,
-            fact_id,
-            "reinforce",
-            self.trust.actor_id,
-            self.now,
-            rationale="extracted again from another episode",
-            details={"episode": episode_id, "stage": STAGE},
-        )
-        relation_repo.add_pair(session, fact_id, "derived_from", episode_id, self.now)
+        unit = Promotion(session, self.policy, self.trust, STAGE, self.now)
+        unit.reinforce(fact_id, [episode_id], rationale="extracted again from another episode")
 
 
 def _waiting(session: Session, episode_id: str) -> bool:

@@ -167,6 +167,7 @@ def run_plan_graph_stage(
         "plan_graphs_created": counts.created,
         "plan_graphs_reinforced": counts.reinforced,
         "plan_graph_episodes": counts.episodes,
+        "plan_graph_skipped": counts.skipped,
     }
 
 

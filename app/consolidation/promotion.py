@@ -21,16 +21,19 @@ record's counts in place (`merged`) and reinforce it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app import clock
 from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
 from app.db import Database
 from app.enums import Sensitivity
+from app.errors import DomainError
 from app.models import RecordRow
 from app.records import repository as record_repo
 from app.records.payloads import Payload
@@ -40,6 +43,8 @@ from app.records.service import RecordService
 from app.relations import repository as relation_repo
 from app.salience import repository as salience_repo
 from app.trust import TrustContext
+
+log = logging.getLogger("membrane.consolidation")
 
 # The outcomes a pattern stage counts: the others (partial, unknown, none yet) say
 # nothing about whether the pattern works, and may still change to one of these.
@@ -165,6 +170,28 @@ class FoldCounts:
     created: int = 0
     reinforced: int = 0
     episodes: int = 0
+    skipped: int = 0  # episodes of units that could not be promoted (marked, never retried)
+
+
+# A unit whose data cannot become a record (a payload the models refuse, a write the
+# service refuses) is a data problem: retrying it every run would fail the same way and,
+# the oldest going first, block everything after it. Database errors are not caught.
+UNIT_ERRORS = (ValueError, DomainError)
+
+
+def skip_unit(
+    db: Database, trust: TrustContext, stage: str, episode_ids: Sequence[str], exc: Exception
+) -> None:
+    """Mark a failed unit's episodes processed, with the reason, in a transaction of its
+    own (the unit's was rolled back)."""
+    log.warning("consolidation %s: skipped %d episode(s): %r", stage, len(episode_ids), exc)
+    details = {"skipped": f"{type(exc).__name__}: {str(exc)[:300]}"}
+    action = consolidation_repo.stage_action(stage)
+    with db.transaction() as session:
+        for episode_id in episode_ids:
+            audit_repo.append(
+                session, episode_id, action, trust.actor_id, clock.now(), details=details
+            )
 
 
 def fold_groups(
@@ -184,12 +211,17 @@ def fold_groups(
     counts = FoldCounts()
     for key, ids in groups:
         for start in range(0, len(ids), chunk):
-            part = ids[start : start + chunk]
-            if counts.episodes + len(part) > budget:
+            part = ids[start : start + chunk][: budget - counts.episodes - counts.skipped]
+            if not part:
                 return counts
-            with db.transaction() as session:
-                unit = Promotion(session, policy, trust, pattern.stage, now)
-                created, reinforced, folded = _fold(unit, pattern, key, part)
+            try:
+                with db.transaction() as session:
+                    unit = Promotion(session, policy, trust, pattern.stage, now)
+                    created, reinforced, folded = _fold(unit, pattern, key, part)
+            except UNIT_ERRORS as exc:
+                skip_unit(db, trust, pattern.stage, part, exc)
+                counts.skipped += len(part)
+                continue
             counts.created += created
             counts.reinforced += reinforced
             counts.episodes += folded

@@ -19,7 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.consolidation import repository as consolidation_repo
-from app.consolidation.promotion import Promotion, pending_ids, sourced_spec
+from app.consolidation.promotion import (
+    UNIT_ERRORS,
+    Promotion,
+    pending_ids,
+    skip_unit,
+    sourced_spec,
+)
 from app.db import Database
 from app.records import repository as record_repo
 from app.records.payloads import Evidence, SemanticPayload
@@ -59,12 +65,19 @@ def run_semantic_stage(
     limit: int = MAX_EPISODES_PER_RUN,
 ) -> dict[str, int]:
     ids = pending_ids(db, stage=STAGE, outcomes=("success",), limit=limit)
-    counts = {"semantic_created": 0, "semantic_reinforced": 0, "semantic_episodes": 0}
+    counts = dict.fromkeys(
+        ("semantic_created", "semantic_reinforced", "semantic_episodes", "semantic_skipped"), 0
+    )
     for episode_id in ids:
-        with db.transaction() as session:
-            created, reinforced = _promote(
-                Promotion(session, policy, trust, STAGE, now), episode_id
-            )
+        try:
+            with db.transaction() as session:
+                created, reinforced = _promote(
+                    Promotion(session, policy, trust, STAGE, now), episode_id
+                )
+        except UNIT_ERRORS as exc:
+            skip_unit(db, trust, STAGE, [episode_id], exc)
+            counts["semantic_skipped"] += 1
+            continue
         counts["semantic_created"] += created
         counts["semantic_reinforced"] += reinforced
         counts["semantic_episodes"] += 1

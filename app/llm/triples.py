@@ -100,8 +100,8 @@ def parse_triples(text: str, *, episodes: int, max_chars: int, max_per_episode: 
             continue
         seen.add((number, triple))
         kept.append(triple)
-    if not out.triples:
-        out.error = "no_triples"
+    if not out.triples and out.dropped:
+        out.error = "no_triples"  # items came, none usable; `[]` is a valid "nothing here"
     return out
 
 

@@ -53,6 +53,9 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
         raise InvalidCursor("The cursor is not one this service issued.") from exc
 
 
+MAX_EMBEDDED_SOURCES = 100
+
+
 class RecordService:
     def __init__(self, session: Session, policy: PolicyEngine) -> None:
         self.session = session
@@ -125,11 +128,18 @@ class RecordService:
         return row
 
     def add_provenance(self, row: RecordRow, source: ProvenanceSource) -> None:
-        """Append one source to a record's provenance (its JSON and its indexed row)."""
-        entry = source.model_dump(mode="json", exclude_none=True)
-        sources = [*(row.provenance or {}).get("sources", []), entry]
-        row.provenance = {**(row.provenance or {}), "sources": sources}
+        """Append one source to a record's provenance: always its indexed row; in the
+        record's own JSON (returned with every read) only the first MAX_EMBEDDED_SOURCES,
+        then a count of the rest, so a fact seen in 50,000 episodes stays small."""
         record_repo.add_provenance(self.session, row.id, _provenance_row(source))
+        provenance = dict(row.provenance or {})
+        sources = list(provenance.get("sources", []))
+        if len(sources) < MAX_EMBEDDED_SOURCES:
+            sources.append(source.model_dump(mode="json", exclude_none=True))
+            provenance["sources"] = sources
+        else:
+            provenance["sources_not_shown"] = int(provenance.get("sources_not_shown", 0)) + 1
+        row.provenance = provenance
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
         row = self.require_readable(record_id, trust)

@@ -43,6 +43,9 @@ from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
 DEFAULT_STATUSES = (Status.active.value, Status.contested.value)
+# Edges shown with each retrieved record (a fact consolidated from thousands of episodes
+# has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
+MAX_RELATIONS_PER_ITEM = 50
 
 
 def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
@@ -173,7 +176,8 @@ class RetrieveService:
         if with_relations:
             readable = [r.id for r in rows if not trust.redacts(r.sensitivity)]
             for rel in relation_repo.outgoing(self.session, readable, trust.reading()):
-                by_source[rel.source_id].append(rel)
+                if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
+                    by_source[rel.source_id].append(rel)
         out: list[RetrievedItem] = []
         for row in rows:
             if trust.redacts(row.sensitivity):
