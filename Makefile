@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: serve test fuzz install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale bench-consolidation clean
+.PHONY: serve test system-deps fuzz install install-dev migrate lint check bench-locomo bench-lifecycle bench-load bench-scale bench-consolidation clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,7 +30,11 @@ migrate: install
 serve: migrate
 	$(BIN)/python -m app.serve
 
-test: install-dev
+# Debian's Chromium renders /docs and /redoc in tests/test_docs_offline.py.
+system-deps:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+test: install-dev system-deps
 	$(BIN)/python -m pytest
 
 # The Schemathesis campaign of tests/test_fuzz.py at full length: FUZZ_EXAMPLES random cases
@@ -47,7 +51,8 @@ fuzz: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy app bench tests
+	$(BIN)/mypy app bench tests deploy/docker/healthcheck.py
+	$(BIN)/hadolint Dockerfile
 
 check: lint test
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.enums import MemoryType, Sensitivity
@@ -85,9 +86,10 @@ class LLMSettings(BaseModel):
     # An episode whose extraction failed in this many runs is skipped for good.
     max_attempts: int = Field(default=3, ge=1, le=100)
     # LLM interpretation of captured records, queued at capture and done by a background
-    # worker (app/interpret); needs base_url too. Per call: capture_timeout_s.
+    # worker (app/interpret); needs base_url too. Per call: capture_timeout_s (the capture
+    # never waits for it, so it only bounds how long a worker waits on a slow model).
     capture_interpretation: bool = False
-    capture_timeout_s: float = Field(default=2.0, gt=0)
+    capture_timeout_s: float = Field(default=30.0, gt=0)
 
 
 class RankingSettings(BaseModel):
@@ -151,6 +153,66 @@ class CapacitySettings(BaseModel):
     retry_after_s: int = Field(default=1, ge=1)
 
 
+# A browser's Origin: scheme://host[:port], no path and no trailing slash (one would never
+# match), or "*" for any origin.
+_ORIGIN = re.compile(r"^(\*|https?://[^/\s?#]+)$")
+
+
+class CorsSettings(BaseModel):
+    """Cross-origin requests from browsers. No allowed origins (the default): the service
+    sends no CORS headers at all and browsers keep other origins out. Keys travel in the
+    Authorization header, never in cookies, so credentials mode is not needed."""
+
+    allow_origins: list[str] = Field(default_factory=list)
+    allow_methods: list[str] = Field(default_factory=lambda: ["GET", "POST", "DELETE"])
+    allow_headers: list[str] = Field(
+        default_factory=lambda: [
+            "Authorization",
+            "Content-Type",
+            "Idempotency-Key",
+            "X-Request-ID",
+            "X-Membrane-Max-Sensitivity",
+            "X-Membrane-Scopes",
+        ]
+    )
+    expose_headers: list[str] = Field(
+        default_factory=lambda: ["X-Request-ID", "Retry-After", "Idempotent-Replayed"]
+    )
+    max_age_s: int = Field(default=600, ge=0, le=86400)  # how long a preflight is cached
+
+    @field_validator("allow_origins")
+    @classmethod
+    def _origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if not _ORIGIN.match(origin):
+                raise ValueError(
+                    f"{origin!r} is not an origin: scheme://host[:port] without a path or "
+                    "trailing slash, or *"
+                )
+        return origins
+
+
+class TlsSettings(BaseModel):
+    """HTTPS served by uvicorn itself (`python -m app.serve`): PEM certificate chain and
+    private key, both or neither. Neither: plain HTTP (TLS ends at a gateway)."""
+
+    cert_file: str = ""
+    key_file: str = ""
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> TlsSettings:
+        if bool(self.cert_file) != bool(self.key_file):
+            raise ValueError(
+                "MEMBRANE_TLS__CERT_FILE and MEMBRANE_TLS__KEY_FILE go together: set both or "
+                "neither"
+            )
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.cert_file)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMBRANE_",
@@ -171,7 +233,18 @@ class Settings(BaseSettings):
     # machine embedding records never starves the requests (0 disables).
     worker_nice: int = Field(default=10, ge=0, le=19)
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
-    log_level: str = "info"
+    # json: one JSON object a line (what log collectors on Kubernetes expect); text: for a
+    # terminal. Level of the service's and uvicorn's loggers (other libraries: warnings up).
+    log_format: Literal["json", "text"] = "json"
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # `python -m app.serve` migrates the database at start, under the migration lock
+    # (app/migrate.py). false: it only checks that the schema is at head and refuses to
+    # start otherwise; migrations then run as `python -m app.migrate` (a Kubernetes Job).
+    migrate_on_start: bool = True
+    # On SIGTERM the server stops accepting connections and gives the requests in flight
+    # this long to finish before cancelling them; keep it below the orchestrator's grace
+    # period (Kubernetes terminationGracePeriodSeconds, default 30).
+    shutdown_grace_s: int = Field(default=20, ge=1, le=3600)
 
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)
@@ -183,6 +256,13 @@ class Settings(BaseSettings):
     limits: LimitSettings = Field(default_factory=LimitSettings)
     rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
+    cors: CorsSettings = Field(default_factory=CorsSettings)
+    tls: TlsSettings = Field(default_factory=TlsSettings)
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
 
     @property
     def open_mode(self) -> bool:

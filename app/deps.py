@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Request, Security
+from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
+from fastapi.security.base import SecurityBase
 from sqlalchemy.orm import Session
 
 from app.enums import Role, Sensitivity
@@ -41,10 +43,30 @@ SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 ReadSessionDep = Annotated[Session, Depends(get_read_session, scope="function")]
 
 
+class BearerKey(SecurityBase):
+    """`Authorization: Bearer <key>`, declared in the OpenAPI document as the HTTP bearer
+    scheme `bearerAuth` on every operation that depends on it. It hands the raw header to
+    app.security, which parses and checks it (so its rules, not FastAPI's, apply)."""
+
+    def __init__(self) -> None:
+        self.model = HTTPBearerModel(
+            bearerFormat="API key",
+            description="An API key of MEMBRANE_API_KEYS. With no keys configured (open "
+            "mode, loopback only) the header is not needed.",
+        )
+        self.scheme_name = "bearerAuth"
+
+    async def __call__(self, request: Request) -> str | None:
+        return request.headers.get("Authorization")
+
+
+bearer_key = BearerKey()
+
+
 def get_principal(
     request: Request,
     state: StateDep,
-    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+    authorization: Annotated[str | None, Security(bearer_key)],
 ) -> Principal:
     principal = state.keys.authenticate(authorization)
     request.state.principal = principal

@@ -13,6 +13,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.logs import current_request_id
+
 log = logging.getLogger("membrane.errors")
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -29,6 +31,11 @@ class Problem(BaseModel):
     instance: str | None = None
     errors: list[dict[str, Any]] | None = Field(
         default=None, description="Validation errors: location, message, type."
+    )
+    request_id: str | None = Field(
+        default=None,
+        description="The request's id (its X-Request-ID header): quote it to find the "
+        "request in the service's logs.",
     )
 
 
@@ -99,6 +106,7 @@ def problem_response(
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     title = title or _TITLES.get(status, "Error")
+    request_id = current_request_id()
     body = Problem(
         type=PROBLEM_BASE + (slug or title.lower().replace(" ", "-")),
         title=title,
@@ -106,7 +114,10 @@ def problem_response(
         detail=detail,
         instance=instance,
         errors=errors,
+        request_id=request_id,
     )
+    if request_id is not None:  # a 500 is sent from outside the request id middleware
+        headers = {**(headers or {}), "X-Request-ID": request_id}
     return JSONResponse(
         body.model_dump(exclude_none=True),
         status_code=status,

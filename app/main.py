@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
-from app import openapi
+from app import docs, openapi
 from app.capture.router import router as capture_router
 from app.config import Settings, get_settings
 from app.embedding.router import router as embedding_router
@@ -31,6 +31,7 @@ from app.middleware import (
     TokenBuckets,
 )
 from app.records.router import router as records_router
+from app.request_context import RequestContextMiddleware, add_cors
 from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
 from app.salience.router import router as reinforce_router
@@ -53,6 +54,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=_lifespan(state),
+        docs_url=None,  # app/docs.py serves /docs and /redoc without a CDN
+        redoc_url=None,
     )
     app.state.membrane = state
     install_handlers(app)
@@ -71,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
     _add_middleware(app, state)
     openapi.install(app, Problem.model_json_schema())
+    docs.install(app)
     return app
 
 
@@ -113,8 +117,8 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
 
 
 def _add_middleware(app: FastAPI, state: AppState) -> None:
-    """Outermost last: request metrics → body limit → rate limit → load shedding →
-    unstorable text."""
+    """Outermost first: request id + access log → CORS → request metrics → body limit →
+    rate limit → load shedding → unstorable text (added in the reverse order)."""
     settings = state.settings
     cap = settings.capacity
     app.add_middleware(TextGuardMiddleware)
@@ -130,6 +134,8 @@ def _add_middleware(app: FastAPI, state: AppState) -> None:
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestMetricsMiddleware)
+    add_cors(app, settings.cors)  # outside the limits: their 413/429/503 carry CORS headers
+    app.add_middleware(RequestContextMiddleware)  # outermost: every answer carries its id
 
 
 app = create_app()

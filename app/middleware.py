@@ -14,6 +14,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
+from app.logs import current_request_id
 from app.security import KeyStore, bearer_token
 from app.text_guard import body_problem, text_problem
 
@@ -26,9 +27,16 @@ async def send_problem(
     detail: str,
     headers: dict[str, str] | None = None,
 ) -> None:
-    body = json.dumps(
-        {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
-    ).encode()
+    problem: dict[str, object] = {
+        "type": PROBLEM_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    request_id = current_request_id()
+    if request_id is not None:
+        problem["request_id"] = request_id
+    body = json.dumps(problem).encode()
     raw_headers = [
         (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
         (b"content-length", str(len(body)).encode()),

@@ -9,7 +9,13 @@ FastAPI derives most of it from the routes; this pass adds what it cannot see:
   store can hold, app/text_guard.py), 413 on operations that take a body, and the HTTP
   server's own 400 for malformed requests (a request line or header section over 64 KiB,
   for one: uvicorn's parser refuses it as plain text before the service sees it);
-- every 422 is the service's problem+json, not FastAPI's default validation schema.
+- every 422 is the service's problem+json, not FastAPI's default validation schema;
+- the HTTP server's 400 is declared on the operations outside /v1 too, and the 503 of a
+  database that cannot serve on GET /metrics (it reads the database; it is never shed);
+- the tags, one per operation, are described in the order clients list their modules.
+
+The bearer scheme comes from app.deps (FastAPI declares it on every operation that
+depends on the principal); record payloads are typed in app.records.payloads.
 """
 
 from __future__ import annotations
@@ -21,17 +27,40 @@ from typing import Any
 
 from app.errors import error_responses
 
+# One tag per operation: a generated client's module (openapi-python-client: api/<tag>/).
+TAGS: list[dict[str, str]] = [
+    {"name": "capture", "description": "Raw experience in; typed records, entities, edges out."},
+    {
+        "name": "ingest",
+        "description": "Typed ingestion: events, observations, tool outputs, working states, "
+        "episodes, and the outcome of an episode.",
+    },
+    {"name": "records", "description": "Create, list, read and delete records; audit, edges."},
+    {"name": "retrieve", "description": "Ranked and graph retrieval, trust-filtered."},
+    {"name": "revise", "description": "Supersede, fork, retract, contest and merge records."},
+    {"name": "salience", "description": "Reinforce, penalize, pin and unpin a record."},
+    {"name": "embeddings", "description": "Admin: the embedding backfill."},
+    {"name": "jobs", "description": "Admin: run a background job now; job-run history."},
+    {"name": "metrics", "description": "Domain snapshot and Prometheus exposition."},
+    {"name": "health", "description": "Liveness and readiness (no authentication)."},
+]
+# Public operations that read the database: they answer 503 when it cannot serve.
+READS_DATABASE = {("/metrics", "get")}
+
 
 def refine(schema: dict[str, Any], problem_schema: dict[str, Any]) -> dict[str, Any]:
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.setdefault("Problem", problem_schema)
+    schema["tags"] = [dict(tag) for tag in TAGS]
     for path, operations in schema.get("paths", {}).items():
-        for operation in operations.values():
+        for method, operation in operations.items():
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") in ("header", "query"):
                     parameter["schema"] = _without_null(parameter.get("schema", {}))
             if path.startswith("/v1"):
                 _declare_middleware_answers(operation)
+            else:
+                _declare_public_answers(operation, (path, method) in READS_DATABASE)
     if "HTTPValidationError" not in json.dumps(schema["paths"]):
         components.pop("HTTPValidationError", None)
         components.pop("ValidationError", None)
@@ -67,6 +96,22 @@ def _declare_middleware_answers(operation: dict[str, Any]) -> None:
         responses["400"].setdefault("content", {}).update(MALFORMED_HTTP["content"])
     else:
         responses["400"] = copy.deepcopy(MALFORMED_HTTP)
+
+
+def _declare_public_answers(operation: dict[str, Any], reads_database: bool) -> None:
+    responses = operation.setdefault("responses", {})
+    responses.setdefault("400", copy.deepcopy(MALFORMED_HTTP))
+    if reads_database:
+        unavailable = error_responses()[503]
+        responses.setdefault(
+            "503",
+            {
+                "description": "The database cannot serve now (unreachable, restarting, "
+                "or no connection free in time); retry after Retry-After.",
+                "content": unavailable["content"],
+                "headers": unavailable["headers"],
+            },
+        )
 
 
 def _is_fastapi_default(response: dict[str, Any]) -> bool:

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 
 import uvicorn
 
-from app.config import get_settings
+from app import logs
+from app.migrate import prepare_schema
+from app.startup import exit_if_tls_unusable, settings_or_exit
 
 log = logging.getLogger("membrane.serve")
 
 
 def main() -> None:
-    settings = get_settings()
+    settings = settings_or_exit()
+    logs.configure(settings.log_format, settings.log_level)
+    exit_if_tls_unusable(settings.tls)
     host = settings.host
     if settings.open_mode and host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("no API keys configured: open mode binds to 127.0.0.1 only (asked: %s)", host)
@@ -21,15 +27,22 @@ def main() -> None:
         log.warning(
             "%d workers on SQLite: writes from all of them share one lock", settings.workers
         )
+    prepare_schema(settings)  # migrate under the lock, or refuse a schema behind the code
+    # uvicorn re-raises SIGTERM once it has drained; a drained stop exits 0 instead.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     uvicorn.run(
         "app.main:app",
         host=host,
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
+        log_config=logs.logging_config(settings.log_format, settings.log_level),
+        access_log=False,  # the app writes one access line per request (app/request_context.py)
+        ssl_certfile=settings.tls.cert_file or None,
+        ssl_keyfile=settings.tls.key_file or None,
+        timeout_graceful_shutdown=settings.shutdown_grace_s,
     )
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
     main()

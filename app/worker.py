@@ -12,11 +12,13 @@ import signal
 import threading
 from types import FrameType
 
-from app.config import Settings, get_settings
+from app import logs
+from app.config import Settings
 from app.db import Database
 from app.embedding.runtime import EmbeddingRuntime
 from app.interpret.worker import InterpretationWorker
 from app.jobs.scheduler import start_scheduler
+from app.startup import settings_or_exit
 
 log = logging.getLogger("membrane.worker")
 
@@ -47,10 +49,10 @@ def run(settings: Settings, stop: threading.Event) -> None:
 
 
 def main() -> None:
-    settings = get_settings()
+    settings = settings_or_exit()
     if settings.worker_nice:
         os.nice(settings.worker_nice)
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    logs.configure(settings.log_format, settings.log_level)
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

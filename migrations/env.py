@@ -1,5 +1,9 @@
 """Alembic environment: the URL comes from settings, or from config.attributes
-("connection" for an open connection, "url" for an explicit URL) when called from code."""
+("connection" for an open connection, "url" for an explicit URL) when called from code.
+
+app.migrate passes the connection that holds the migration lock. Run by the `alembic`
+command line instead, this opens its own connection and takes the same lock on it, so
+migrations never race whatever starts them (app/migrate.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from sqlalchemy import Connection
 
 from app.config import get_settings
 from app.db import make_engine
+from app.migrate import migration_lock
 from app.models import Base
 
 config = context.config
@@ -31,9 +36,11 @@ def run_online() -> None:
         return
     url = config.attributes.get("url") or get_settings().database_url
     engine = make_engine(url)
-    with engine.connect() as conn:
-        _run(conn)
-    engine.dispose()
+    try:
+        with migration_lock(engine) as conn:
+            _run(conn)
+    finally:
+        engine.dispose()
 
 
 if context.is_offline_mode():

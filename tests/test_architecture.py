@@ -26,6 +26,7 @@ PURE = {
     "app.text_guard",
     "app.llm.triples",
     "app.interpret.parse",
+    "app.logs",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from fastapi import APIRouter, status
 from sqlalchemy.orm import Session
 
@@ -26,7 +28,10 @@ from app.records.schemas import MemoryRecordOut
 from app.records.service import RecordService
 from app.state import AppState
 
-router = APIRouter(prefix="/v1", tags=["capture"])
+router = APIRouter(prefix="/v1")
+# Tags per route: the typed ingestion endpoints are a client module of their own.
+CAPTURE: list[str | Enum] = ["capture"]
+INGEST: list[str | Enum] = ["ingest"]
 ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
@@ -38,6 +43,7 @@ def _service(state: AppState, session: Session) -> CaptureService:
 @router.post(
     "/capture",
     operation_id="captureMemory",
+    tags=CAPTURE,
     status_code=status.HTTP_201_CREATED,
     response_model=CaptureResponse,
     responses=ERRORS,
@@ -56,6 +62,7 @@ def capture(
 @router.post(
     "/capture/batch",
     operation_id="captureBatch",
+    tags=CAPTURE,
     response_model=CaptureBatchResponse,
     responses=ERRORS,
     summary="Capture up to 1,000 items in one request; results in order, one per item",
@@ -77,7 +84,7 @@ def capture_batch(
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
-    tags=["ingest"],
+    tags=INGEST,
 )
 def ingest_event(
     body: EventIngest,
@@ -98,7 +105,7 @@ def ingest_event(
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
-    tags=["ingest"],
+    tags=INGEST,
 )
 def ingest_observation(
     body: ObservationIngest,
@@ -119,7 +126,7 @@ def ingest_observation(
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
-    tags=["ingest"],
+    tags=INGEST,
 )
 def ingest_tool_output(
     body: ToolOutputIngest,
@@ -140,7 +147,7 @@ def ingest_tool_output(
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
-    tags=["ingest"],
+    tags=INGEST,
 )
 def ingest_working_state(
     body: WorkingStateIngest,
@@ -160,7 +167,7 @@ def ingest_working_state(
     status_code=201,
     response_model=CaptureResponse,
     responses=ERRORS,
-    tags=["ingest"],
+    tags=INGEST,
 )
 def ingest_episode(
     body: EpisodeIngest,
@@ -179,7 +186,7 @@ def ingest_episode(
     operation_id="ingestOutcome",
     response_model=MemoryRecordOut,
     responses=error_responses(401, 403, 404, 409, 422, 429),
-    tags=["ingest"],
+    tags=INGEST,
     summary="Record the outcome of an episodic record",
 )
 def ingest_outcome(

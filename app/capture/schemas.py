@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 from app.enums import MemoryType, Outcome, Sensitivity, SourceKind, TaskState
 from app.errors import Problem
 from app.records.payloads import Constraint, TimelineEntry, ToolCall
-from app.records.payloads.common import mirror, rename
+from app.records.payloads.common import mirror, rename, synonym
 from app.records.schemas import MemoryRecordOut, RelationOut
 from app.schema_base import (
     JsonObject,
@@ -101,8 +101,8 @@ class CaptureBatchResponse(OutModel):
 class EventIngest(CaptureCommon):
     """The original's event: `event_kind` (alias `event_type`), `ref`, `summary`."""
 
-    event_kind: ShortText = "event"
-    event_type: ShortText = "event"
+    event_kind: ShortText = synonym("event", "event_type")
+    event_type: ShortText = synonym("event", "event_kind")
     ref: Text | None = None
     summary: Text
     data: JsonObject = Field(default_factory=dict)

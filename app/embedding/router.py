@@ -9,8 +9,7 @@ from app.embedding.schemas import BackfillOut
 from app.embedding.service import requeue_for
 from app.errors import error_responses
 
-# Tagged with retrieval, whose vectors it serves.
-router = APIRouter(tags=["retrieve"])
+router = APIRouter(tags=["embeddings"])
 
 
 @router.post(

@@ -24,7 +24,7 @@ from app.records.schemas import (
 from app.records.service import RecordService
 from app.schema_base import MAX_QUERY_TEXT, Scope, Tag
 
-# Tags per route: deletion is grouped with the other lifecycle operations.
+# Tags per route: the revision and salience routers share the prefix under their own tags.
 router = APIRouter(prefix="/v1/records")
 TAGS: list[str | Enum] = ["records"]
 READ_ERRORS = error_responses(401, 403, 404, 422, 429)
@@ -130,7 +130,7 @@ def get_relations(
 
 @router.delete(
     "/{record_id}",
-    tags=["lifecycle"],
+    tags=TAGS,
     operation_id="deleteRecord",
     response_model=RecordDeleted,
     responses=error_responses(401, 403, 404, 409, 422, 429),

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from app.enums import DecayCurve, DeletionPolicy, MemoryType, Sensitivity, Status
-from app.records.payloads import Payload
+from app.records.payloads import Payload, StoredPayload
 from app.schema_base import (
     JsonObject,
     OutModel,
@@ -57,7 +57,9 @@ class RelationSpec(StrictModel):
 class RecordCreate(StrictModel):
     """A typed record. `type` may be omitted: it is the payload's `kind`."""
 
-    type: MemoryType | None = None
+    type: MemoryType | None = Field(
+        default=None, description="The payload's `kind` (the default); anything else is 422."
+    )
     payload: Payload
     sensitivity: Sensitivity | None = None
     confidence: Unit | None = None
@@ -129,7 +131,7 @@ class MemoryRecordOut(OutModel):
     provenance: dict[str, Any]
     relations: list[RelationOut] = Field(default_factory=list)
     interpretation: dict[str, Any]
-    payload: dict[str, Any]
+    payload: StoredPayload
     status: Status
     redacted: Literal[False] = False
     audit_log: list[AuditEntryOut] | None = Field(

@@ -21,13 +21,24 @@ from app.revise.schemas import (
 )
 from app.revise.service import RevisionService
 
-router = APIRouter(prefix="/v1/records", tags=["revision"])
+router = APIRouter(prefix="/v1/records", tags=["revise"])
 ERRORS = error_responses(401, 403, 404, 409, 413, 422, 429)
+# What the service checks beyond the request schema (the evidence rule is in it too).
+NEW_RECORD = (
+    "The new record must be of the target's type (422 otherwise); a semantic one needs "
+    "evidence: a non-empty `payload.evidence` or `provenance.sources` (422 otherwise). "
+)
+TARGETS = (
+    "Episodic targets are immutable, and superseded or retracted ones are final: both "
+    "answer 409. A target the caller cannot read answers 404 (or 403, one level above "
+    "its ceiling)."
+)
 
 
 @router.post(
     "/merge",
     operation_id="mergeRecords",
+    description=NEW_RECORD + TARGETS,
     status_code=status.HTTP_201_CREATED,
     response_model=MergeResult,
     responses=ERRORS,
@@ -46,6 +57,7 @@ def merge(
 @router.post(
     "/{record_id}/supersede",
     operation_id="supersedeRecord",
+    description=NEW_RECORD + TARGETS,
     status_code=status.HTTP_201_CREATED,
     response_model=SupersedeResult,
     responses=ERRORS,
@@ -67,6 +79,7 @@ def supersede(
 @router.post(
     "/{record_id}/fork",
     operation_id="forkRecord",
+    description=NEW_RECORD + TARGETS,
     status_code=status.HTTP_201_CREATED,
     response_model=ForkResult,
     responses=ERRORS,
@@ -86,6 +99,7 @@ def fork(
 @router.post(
     "/{record_id}/retract",
     operation_id="retractRecord",
+    description=TARGETS,
     response_model=RetractResult,
     responses=ERRORS,
     summary="Retract a record: kept for audit, excluded from retrieval",
@@ -104,6 +118,7 @@ def retract(
 @router.post(
     "/{record_id}/contest",
     operation_id="contestRecord",
+    description=TARGETS,
     response_model=ContestResult,
     responses=ERRORS,
     summary="Mark a record as contested by another record or an external reference",

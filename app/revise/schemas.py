@@ -3,19 +3,58 @@ merge."""
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import Any
+
+from pydantic import ConfigDict, Field, field_validator
 
 from app.records.schemas import MemoryRecordOut, RecordCreate
 from app.schema_base import OutModel, RequiredRationale, ShortText, StrictModel
 
+NEW_RECORD_RULES = (
+    "Must be of the target's type (of every source's, for a merge). A semantic record "
+    "needs evidence: a non-empty `payload.evidence` or `provenance.sources` (else 422). "
+    "Scope and sensitivity default to the target's (the highest sensitivity of the sources)."
+)
+
+
+def needs_evidence(field: str) -> ConfigDict:
+    """The evidence rule as JSON Schema (2020-12 `if`/`then`, which OpenAPI 3.1 carries):
+    when `field`'s payload is semantic, its `payload.evidence` or its
+    `provenance.sources` has an item."""
+    semantic = {"properties": {"kind": {"const": "semantic"}}, "required": ["kind"]}
+    evidence = {
+        "properties": {
+            "payload": {"properties": {"evidence": {"minItems": 1}}, "required": ["evidence"]}
+        },
+        "required": ["payload"],
+    }
+    sources = {
+        "properties": {
+            "provenance": {"properties": {"sources": {"minItems": 1}}, "required": ["sources"]}
+        },
+        "required": ["provenance"],
+    }
+    rule: dict[str, Any] = {
+        "if": {
+            "properties": {field: {"properties": {"payload": semantic}, "required": ["payload"]}},
+            "required": [field],
+        },
+        "then": {"properties": {field: {"anyOf": [evidence, sources]}}},
+    }
+    return ConfigDict(json_schema_extra=rule)
+
 
 class SupersedeRequest(StrictModel):
-    new_record: RecordCreate
+    model_config = needs_evidence("new_record")
+
+    new_record: RecordCreate = Field(description=NEW_RECORD_RULES)
     rationale: RequiredRationale = Field(examples=["The deadline moved to Friday"])
 
 
 class ForkRequest(StrictModel):
-    forked_record: RecordCreate
+    model_config = needs_evidence("forked_record")
+
+    forked_record: RecordCreate = Field(description=NEW_RECORD_RULES)
     rationale: RequiredRationale
 
 
@@ -33,8 +72,15 @@ class ContestRequest(StrictModel):
 
 
 class MergeRequest(StrictModel):
-    ids: list[ShortText] = Field(min_length=2, max_length=100)
-    merged_record: RecordCreate
+    model_config = needs_evidence("merged_record")
+
+    ids: list[ShortText] = Field(
+        min_length=2,
+        max_length=100,
+        json_schema_extra={"uniqueItems": True},
+        description="The records to merge, distinct, all of one type (not episodic).",
+    )
+    merged_record: RecordCreate = Field(description=NEW_RECORD_RULES)
     rationale: RequiredRationale
 
     @field_validator("ids")

@@ -10,7 +10,7 @@ from app.records.schemas import MemoryRecordOut
 from app.salience.schemas import PenalizeRequest, PinRequest, ReinforceRequest
 from app.salience.service import SalienceService
 
-router = APIRouter(prefix="/v1/records", tags=["lifecycle"])
+router = APIRouter(prefix="/v1/records", tags=["salience"])
 ERRORS = error_responses(401, 403, 404, 422, 429)
 
 

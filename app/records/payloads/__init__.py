@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, TypeAdapter, WithJsonSchema, model_validator
 
 from app.enums import Outcome, TaskState
-from app.records.payloads.common import mirror, optional
+from app.records.payloads.common import KIND_REQUIRED, mirror, optional, synonym
 from app.records.payloads.knowledge import (
     CompetencePayload,
     Evidence,
@@ -43,6 +43,7 @@ __all__ = [
     "RecipeStep",
     "Revision",
     "SemanticPayload",
+    "StoredPayload",
     "TimelineEntry",
     "ToolCall",
     "Trigger",
@@ -58,8 +59,8 @@ class TimelineEntry(StrictModel):
     (structured detail) is Membrane's own, next to the original's `ref`."""
 
     t: datetime | None = None
-    event_kind: ShortText = "event"
-    event_type: ShortText = "event"
+    event_kind: ShortText = synonym("event", "event_type")
+    event_type: ShortText = synonym("event", "event_kind")
     ref: Text | None = optional()
     summary: Text = ""
     data: JsonObject = Field(default_factory=dict)
@@ -83,6 +84,8 @@ class ToolCall(StrictModel):
 
 
 class EpisodicPayload(StrictModel):
+    model_config = KIND_REQUIRED
+
     kind: Literal["episodic"] = "episodic"
     summary: Text = ""
     timeline: list[TimelineEntry] = Field(default_factory=list, max_length=10_000)
@@ -106,6 +109,8 @@ class WorkingPayload(StrictModel):
     """`state` is the original's TaskState. Today's free-form state object is kept in
     `state_data`; an object sent as `state` is moved there (state then `executing`).
     `constraints` are free texts; objects sent there go to `active_constraints`."""
+
+    model_config = KIND_REQUIRED
 
     kind: Literal["working"] = "working"
     thread_id: ShortText
@@ -141,6 +146,8 @@ class EntityPayload(StrictModel):
     """`primary_type` and `summary` are the original's; a primary type missing from
     `types` is put first in it."""
 
+    model_config = KIND_REQUIRED
+
     kind: Literal["entity"] = "entity"
     canonical_name: ShortText
     primary_type: ShortText | None = optional()
@@ -165,6 +172,21 @@ Payload = Annotated[
     | PlanGraphPayload,
     Field(discriminator="kind"),
 ]
+
+
+def _union_schema() -> dict[str, Any]:
+    """The JSON schema of `Payload` with its variants referenced as OpenAPI components
+    (they are there: RecordCreate's payload uses them)."""
+    schema = TypeAdapter(Payload).json_schema(ref_template="#/components/schemas/{model}")
+    schema.pop("$defs", None)
+    schema["title"] = "Payload"
+    schema["description"] = "The payload of the record's type, selected by its `kind`."
+    return schema
+
+
+# A stored payload as it is returned: read back as JSON (never re-validated, so a record
+# written by an older version still reads), documented as the discriminated union.
+StoredPayload = Annotated[dict[str, Any], WithJsonSchema(_union_schema())]
 
 
 def payload_dict(payload: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from app.records.payloads.common import mirror, optional, rename
+from app.records.payloads.common import KIND_REQUIRED, mirror, optional, rename, synonym
 from app.schema_base import JsonObject, JsonValue, ShortText, StrictModel, Text, Unit
 
 ValidityMode = Literal["global", "conditional", "timeboxed"]
@@ -38,7 +38,7 @@ class Evidence(StrictModel):
     """The original's ProvenanceRef (source_type, source_id, timestamp): `source_type` ↔
     `kind` and `source_id` ↔ `ref`; sent in the original's names, both are returned."""
 
-    kind: ShortText = "record"
+    kind: ShortText = synonym("record", "source_type")
     ref: ShortText
     source_type: ShortText | None = optional()
     source_id: ShortText | None = optional()
@@ -63,6 +63,8 @@ class Revision(StrictModel):
 
 
 class SemanticPayload(StrictModel):
+    model_config = KIND_REQUIRED
+
     kind: Literal["semantic"] = "semantic"
     subject: ShortText
     predicate: ShortText
@@ -105,6 +107,8 @@ class Performance(StrictModel):
 
 
 class CompetencePayload(StrictModel):
+    model_config = KIND_REQUIRED
+
     kind: Literal["competence"] = "competence"
     skill_name: ShortText
     triggers: list[Trigger] = Field(default_factory=list, max_length=10_000)
@@ -145,6 +149,8 @@ class PlanGraphPayload(StrictModel):
     """`version` is an integer (today) or the original's string; `constraints` a list of
     texts (today) or the original's object; `input_schema` / `output_schema` are
     accepted for the original's `inputs_schema` / `outputs_schema`."""
+
+    model_config = KIND_REQUIRED
 
     kind: Literal["plan_graph"] = "plan_graph"
     plan_id: ShortText
