@@ -264,7 +264,8 @@ def same_fact(
         select(RecordRow.id)
         .where(
             fact_object(dialect_of(session)) == obj,
-            RecordRow.type == "semantic",
+            # a literal, not a parameter: it is the partial index's predicate (0005)
+            RecordRow.type == literal_column("'semantic'"),
             RecordRow.status.in_(LIVE),
             RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
             RecordRow.sensitivity == sensitivity,
