@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -609,6 +610,10 @@ def test_healthcheck_finds_the_api_process_by_its_command_line() -> None:
         [sys.executable, "-c", "import time; time.sleep(30)", "-m", "app.serve"]
     )
     try:
+        # Until the child has exec'd, /proc shows the parent's command line: poll for it.
+        deadline = time.monotonic() + 30
+        while not check.serves_api() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert check.serves_api() is True
     finally:
         server.kill()
