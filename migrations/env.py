@@ -34,8 +34,9 @@ def run_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    url = config.attributes.get("url") or get_settings().database_url
-    engine = make_engine(url)
+    settings = get_settings()
+    url = config.attributes.get("url") or settings.database_url
+    engine = make_engine(url, settings.database)  # keyed when MEMBRANE_ENCRYPTION_KEY is set
     try:
         with migration_lock(engine) as conn:
             _run(conn)

@@ -61,6 +61,17 @@ def test_query_ranks_the_matching_record_first(client: TestClient) -> None:
     assert abs(top["score"] - expected) < 1e-9
 
 
+def test_plain_text_content_without_a_summary_is_found(client: TestClient) -> None:
+    """A capture of only `content` (a string) is searchable by that text: it becomes the
+    summary that search and vectors read."""
+    body = {"source": "agent", "source_kind": "observation", "content": "The vault code is 4711"}
+    r = client.post("/v1/capture", json=body, headers=auth("writer"))
+    assert r.status_code == 201, r.text
+    assert r.json()["primary_record"]["payload"]["summary"] == "The vault code is 4711"
+    result = retrieve(client, query="what is the vault code", expand_context=False)
+    assert ids(result) == [r.json()["primary_record"]["id"]]
+
+
 def test_query_without_any_match_returns_nothing(client: TestClient) -> None:
     capture(client, "The deploy to staging failed with a timeout")
     result = retrieve(client, query="zebra quokka", expand_context=False)

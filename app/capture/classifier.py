@@ -80,6 +80,8 @@ def mentions_of(content: Any, context: dict[str, Any]) -> list[Mention]:
 def summary_of(content: Any, summary: str | None, reason: str | None) -> str:
     if summary:
         return summary
+    if isinstance(content, str) and content.strip():
+        return content  # plain-text content is its own summary: what search and vectors read
     data = as_dict(content)
     for key in ("summary", "text", "message", "description"):
         if isinstance(data.get(key), str) and data[key]:
