@@ -12,7 +12,9 @@ FastAPI derives most of it from the routes; this pass adds what it cannot see:
 - every 422 is the service's problem+json, not FastAPI's default validation schema;
 - the HTTP server's 400 is declared on the operations outside /v1 too, and the 503 of a
   database that cannot serve on GET /metrics (it reads the database; it is never shed);
-- the tags, one per operation, are described in the order clients list their modules.
+- the tags, one per operation, are described in the order clients list their modules;
+- every operation takes an optional `X-Request-ID` header and every answer carries one
+  (app/request_context.py: the client's when sane, else a fresh one).
 
 The bearer scheme comes from app.deps (FastAPI declares it on every operation that
 depends on the principal); record payloads are typed in app.records.payloads.
@@ -44,6 +46,19 @@ TAGS: list[dict[str, str]] = [
     {"name": "metrics", "description": "Domain snapshot and Prometheus exposition."},
     {"name": "health", "description": "Liveness and readiness (no authentication)."},
 ]
+REQUEST_ID_PARAMETER: dict[str, Any] = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "required": False,
+    "description": "Your id for this request, echoed back and written in every log line and "
+    "problem document of the request; 1 to 128 visible ASCII characters (anything else is "
+    "replaced by a fresh id, never refused).",
+    "schema": {"type": "string"},
+}
+REQUEST_ID_HEADER: dict[str, Any] = {
+    "description": "The request's id: the client's X-Request-ID when sane, else a fresh one.",
+    "schema": {"type": "string"},
+}
 # Public operations that read the database: they answer 503 when it cannot serve.
 READS_DATABASE = {("/metrics", "get")}
 
@@ -61,6 +76,7 @@ def refine(schema: dict[str, Any], problem_schema: dict[str, Any]) -> dict[str, 
                 _declare_middleware_answers(operation)
             else:
                 _declare_public_answers(operation, (path, method) in READS_DATABASE)
+            _declare_request_id(operation)
     if "HTTPValidationError" not in json.dumps(schema["paths"]):
         components.pop("HTTPValidationError", None)
         components.pop("ValidationError", None)
@@ -112,6 +128,14 @@ def _declare_public_answers(operation: dict[str, Any], reads_database: bool) -> 
                 "headers": unavailable["headers"],
             },
         )
+
+
+def _declare_request_id(operation: dict[str, Any]) -> None:
+    parameters = operation.setdefault("parameters", [])
+    if not any(p.get("name") == "X-Request-ID" for p in parameters):
+        parameters.append(copy.deepcopy(REQUEST_ID_PARAMETER))
+    for response in operation.get("responses", {}).values():
+        response.setdefault("headers", {})["X-Request-ID"] = copy.deepcopy(REQUEST_ID_HEADER)
 
 
 def _is_fastapi_default(response: dict[str, Any]) -> bool:

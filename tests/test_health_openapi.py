@@ -35,3 +35,15 @@ def test_openapi_names_every_operation_with_models_and_errors(client: TestClient
                 assert "401" in op["responses"], (path, method)
                 assert "422" in op["responses"] or method == "get", (path, method)
     assert {"captureMemory", "createRecord", "listRecords", "getRecord"} <= seen_ids
+
+
+def test_every_operation_declares_the_request_id_it_echoes(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            names = [p["name"] for p in op["parameters"] if p["in"] == "header"]
+            assert names.count("X-Request-ID") == 1, (path, method)
+            for status, response in op["responses"].items():
+                assert "X-Request-ID" in response["headers"], (path, method, status)
+    answer = client.get("/healthz", headers={"X-Request-ID": "trace-42"})
+    assert answer.headers["X-Request-ID"] == "trace-42"
