@@ -40,16 +40,14 @@ from app.audit import repository as audit_repo
 from app.config import LLMSettings, Settings
 from app.consolidation import extraction_repository as extraction_repo
 from app.consolidation import repository as consolidation_repo
-from app.consolidation.promotion import Promotion
+from app.consolidation.promotion import Promotion, sourced_spec
 from app.db import Database
-from app.enums import Sensitivity
 from app.llm.client import Budget, BudgetExhausted, ChatClient, LLMError
 from app.llm.triples import Triple, messages_for, parse_triples
 from app.records import repository as record_repo
 from app.records.payloads import Evidence, SemanticPayload
 from app.records.policy import PolicyEngine
-from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
-from app.records.service import RecordService
+from app.records.schemas import RecordCreate
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.consolidation")
@@ -228,26 +226,22 @@ class _Run:
         if not _waiting(session, episode.id):
             return None
         created = reinforced = 0
+        unit = Promotion(session, self.policy, self.trust, STAGE, self.now)
         for triple in triples:
             existing = consolidation_repo.same_fact(
                 session, episode.scope, episode.sensitivity, triple
             )
             if existing is None:
-                spec = fact_spec(episode, triple, self.cfg.model)
-                RecordService(session, self.policy).create(
-                    spec, self.trust, source_kind="consolidation"
-                )
+                unit.create(fact_spec(episode, triple, self.cfg.model))
                 created += 1
             else:
-                self._reinforce(session, existing, episode.id)
+                unit.reinforce(
+                    existing, [episode.id], rationale="extracted again from another episode"
+                )
                 reinforced += 1
         details = {"created": created, "reinforced": reinforced, "model": self.cfg.model}
         audit_repo.append(session, episode.id, DONE, self.trust.actor_id, self.now, details=details)
         return created, reinforced
-
-    def _reinforce(self, session: Session, fact_id: str, episode_id: str) -> None:
-        unit = Promotion(session, self.policy, self.trust, STAGE, self.now)
-        unit.reinforce(fact_id, [episode_id], rationale="extracted again from another episode")
 
 
 def _waiting(session: Session, episode_id: str) -> bool:
@@ -262,24 +256,15 @@ def _waiting(session: Session, episode_id: str) -> bool:
 
 def fact_spec(episode: Episode, triple: Triple, model: str) -> RecordCreate:
     subject, predicate, obj = triple
-    return RecordCreate(
-        payload=SemanticPayload(
-            subject=subject,
-            predicate=predicate,
-            object=obj,
-            evidence=[
-                Evidence(
-                    kind="record",
-                    ref=episode.id,
-                    created_by=CREATED_BY,
-                    note=f"extracted by {model}"[:1000],
-                )
-            ],
-        ),
+    evidence = Evidence(
+        kind="record", ref=episode.id, created_by=CREATED_BY, note=f"extracted by {model}"[:1000]
+    )
+    payload = SemanticPayload(subject=subject, predicate=predicate, object=obj, evidence=[evidence])
+    return sourced_spec(
+        payload,
+        [episode.id],
         scope=episode.scope,
-        sensitivity=Sensitivity.from_rank(episode.sensitivity),
-        provenance=Provenance(
-            sources=[ProvenanceSource(kind="record", ref=episode.id)], created_by=CREATED_BY
-        ),
-        relations=[RelationSpec(predicate="derived_from", target_id=episode.id)],
+        rank=episode.sensitivity,
+        tags=[],
+        created_by=CREATED_BY,
     )
