@@ -1,0 +1,254 @@
+"""The figures of README.md's "## Benchmarks" section come from bench/results/*.json
+(issue 12, item 9). Every figure is rebuilt from its result file, formatted as the README
+writes it, and looked up in the section: a re-run benchmark whose README figures were not
+updated fails here, naming the file and field to copy from. No server, no database.
+
+Rounding as written: Python's format (`f"{x:.0f}"`, halves to even), latencies p50 / p95
+in whole ms, recall to three decimals, RSS from the files' MiB (VmRSS / 1024)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+STORES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """`expected` is in the section (whitespace aside), or with `row`, cell `col` of it."""
+
+    source: str  # "file.json: field"
+    expected: str
+    row: str | None = None
+    col: int = 0
+
+
+def load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((RESULTS / name).read_text(encoding="utf-8"))
+    return data
+
+
+def section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text[text.index("\n## Benchmarks") :]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def ms(entry: dict[str, float]) -> str:
+    """p50 / p95 in whole milliseconds."""
+    return f"{entry['p50_ms']:.0f} / {entry['p95_ms']:.0f}"
+
+
+def gib(server: dict[str, Any]) -> str:
+    rss = server["rss_mb"]  # a number in older files, per process plus "total" in newer
+    total = rss["total"] if isinstance(rss, dict) else rss
+    return f"{total / 1024:.1f} GiB"
+
+
+def consolidation() -> list[Figure]:
+    runs = {s: load(f"consolidation-{s}.json")["runs"] for s in STORES}
+    sq, pg = runs["sqlite"], runs["postgres"]
+    src = "consolidation-{sqlite,postgres}.json: "
+    second = [r["wall_s"] for r in sq[1:2] + pg[1:2]]
+    added = (
+        "nothing" if not any(r["records_added_by_type"] for r in sq[1:] + pg[1:]) else "something"
+    )
+    figures = [
+        Figure(
+            src + "runs[0].job_duration_s",
+            f"first run SQLite {sq[0]['job_duration_s']:,.0f} s, "
+            f"PostgreSQL + pgvector {pg[0]['job_duration_s']:,.0f} s",
+        ),
+        Figure(
+            src + "runs[1].wall_s, runs[1].records_added_by_type",
+            f"takes {math.floor(min(second))}–{math.ceil(max(second))} s and creates {added}",
+        ),
+        Figure(
+            src + "runs[0].peak_rss_mb",
+            f"peak RSS {sq[0]['peak_rss_mb']:.1f} / {pg[0]['peak_rss_mb']:.1f} MiB",
+        ),
+    ]
+    for store in STORES:
+        data = load(f"consolidation-{store}.json")
+        c = data["runs"][0]["counts"]
+        figures += [
+            Figure(f"consolidation-{store}.json: episodes", f"{data['episodes']:,} episodes"),
+            Figure(
+                f"consolidation-{store}.json: runs[0].counts",
+                f"({c['compressed_records']:,} compressed, {c['semantic_created']:,} facts + "
+                f"{c['semantic_reinforced']:,} reinforcements, {c['competence_created']:,} "
+                f"competence records, {c['plan_graphs_created']:,} plan graphs on both stores)",
+            ),
+        ]
+    return figures
+
+
+def locomo() -> list[Figure]:
+    r10 = {s: load(f"locomo-{s}.json")["service"]["recall_at_k"]["10"] for s in STORES}
+    return [
+        Figure(
+            "locomo-{sqlite,postgres}.json: service.recall_at_k.10",
+            f"LoCoMo dev recall@10 through the API: SQLite {r10['sqlite']:.3f}, "
+            f"PostgreSQL + pgvector {r10['postgres']:.3f}.",
+        )
+    ]
+
+
+def load_ramp() -> list[Figure]:
+    figures = []
+    for store, name in STORES.items():
+        f = f"load-{store}.json"
+        data = load(f)
+        mix = data["mix"]
+        clients = [s["clients"] for s in data["steps"]]
+        at_256 = next(s for s in data["steps"] if s["clients"] == 256)
+        n = data["server"]["api_workers"]
+        row = f"{name} ({n} API process{'es' if n > 1 else ''} + worker)"
+        pct = f"{data['goodput_at_256_of_peak'] * 100:.0f} %"
+        verify = data["verify"]
+        figures += [
+            Figure(
+                f"{f}: mix",
+                f"Load ramp ({mix['retrieve'] * 100:.0f} % retrieve / {mix['capture'] * 100:.0f} "
+                f"% capture / {mix['reinforce_or_penalize'] * 100:.0f} % reinforce-penalize",
+            ),
+            Figure(f"{f}: steps[].clients", f"load ramp {min(clients)} → {max(clients)} clients"),
+            Figure(f"{f}: server.api_workers", row, row, 0),
+            Figure(f"{f}: peak_goodput_rps", f"{data['peak_goodput_rps']:.1f}", row, 1),
+            Figure(
+                f"{f}: steps[clients=256].goodput_rps, goodput_at_256_of_peak",
+                f"{at_256['goodput_rps']:.1f} ({pct})",
+                row,
+                2,
+            ),
+            Figure(f"{f}: slowest_ms", f"{data['slowest_ms'] / 1000:.1f} s", row, 3),
+            Figure(
+                f"{f}: answered_5xx_other_than_503",
+                str(data["answered_5xx_other_than_503"]),
+                row,
+                4,
+            ),
+            Figure(f"{f}: verify", f"{verify['lost']} of {verify['acknowledged']}", row, 5),
+        ]
+    return figures
+
+
+LATENCY_ROWS = {  # scale table row -> result field (p50 / p95 ms)
+    "retrieve, one scope, context on": "retrieve_one_scope_expand",
+    "retrieve, one scope, context off": "retrieve_one_scope_no_expand",
+    "retrieve, all scopes, context on": "retrieve_all_scopes_expand",
+    "retrieve, all scopes, context off": "retrieve_all_scopes_no_expand",
+    "graph retrieve": "graph_retrieve",
+}
+
+
+def scale_rows(data: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Scale table row -> (field, cell)."""
+    rows = {row: (key, ms(data[key])) for row, key in LATENCY_ROWS.items()}
+    vector = data["vector"]
+    if "ef_search" in vector:
+        recall = f"{vector['recall_at_10']:.3f} (HNSW, ef_search {vector['ef_search']})"
+    else:
+        recall = f"{vector['recall_at_10']:.1f} (exact scan)"
+    rps = " / ".join(f"{data[f'retrieve_rps_c{c}']:.0f}" for c in (1, 8, 32))
+    return rows | {
+        "retrieves/s at concurrency 1 / 8 / 32": ("retrieve_rps_c1, _c8, _c32", rps),
+        "capture requests/s (8 clients) · batch records/s": (
+            "capture_single_rps, capture_batch_records_per_s",
+            f"{data['capture_single_rps']:.0f} · {data['capture_batch_records_per_s']:.0f}",
+        ),
+        "worker embedding records/s while serving (lag)": (
+            "embedding_records_per_s, embedding_lag_s",
+            f"{data['embedding_records_per_s']:.0f} ({data['embedding_lag_s']:.0f} s)",
+        ),
+        "vector recall@10 vs exact": ("vector", recall),
+        "server RSS": ("server.rss_mb", gib(data["server"])),
+    }
+
+
+def scale() -> list[Figure]:
+    figures = []
+    for col, name in enumerate(("scale-sqlite-200000.json", "scale-postgres-100000.json"), 1):
+        data = load(name)
+        label = f"{STORES[data['store']]} {data['records'] // 1000}k"
+        figures.append(Figure(f"{name}: store, records", f"| {label} |"))
+        for row, (field, cell) in scale_rows(data).items():
+            figures.append(Figure(f"{name}: {field}", cell, row, col))
+    f = "scale-postgres-1000000.json"
+    big = load(f)
+    turns = load("locomo-sqlite.json")["turns"]
+    b = big["build"]
+    figures += [
+        Figure(f"{f}: records", f"PostgreSQL + pgvector at {big['records']:,} records"),
+        Figure(f"{f}: build", f"load {b['load_s']:.0f} s, HNSW build {b['index_s']:.0f} s"),
+        Figure(
+            f"{f}: retrieve_*, graph_retrieve",
+            f"one scope {ms(big['retrieve_one_scope_expand'])} "
+            f"(context off {ms(big['retrieve_one_scope_no_expand'])}), "
+            f"all scopes {ms(big['retrieve_all_scopes_expand'])} "
+            f"(off {ms(big['retrieve_all_scopes_no_expand'])}), graph {ms(big['graph_retrieve'])}",
+        ),
+        Figure(
+            f"{f}: retrieve_rps_c1, _c8, _c32",
+            "retrieves/s at 1/8/32: "
+            + " / ".join(f"{big[f'retrieve_rps_c{c}']:.1f}" for c in (1, 8, 32)),
+        ),
+        Figure(
+            f"{f}: capture_single_rps, capture_batch_records_per_s",
+            f"capture {big['capture_single_rps']:.0f} req/s, "
+            f"batch {big['capture_batch_records_per_s']:.0f} records/s",
+        ),
+        Figure(
+            f"{f}: embedding_records_per_s, embedding_lag_s",
+            f"worker {big['embedding_records_per_s']:.0f} records/s "
+            f"(lag {big['embedding_lag_s']:.0f} s)",
+        ),
+        Figure(
+            f"{f}: vector.recall_at_10", f"recall@10 vs exact {big['vector']['recall_at_10']:.4f}"
+        ),
+        Figure(f"{f}: vector.recall_at_10", f"the {big['vector']['recall_at_10']:.2f} recall"),
+        Figure(f"{f}: server.rss_mb", f"RSS {gib(big['server'])}."),
+        Figure(
+            f"{f}: records / locomo-sqlite.json: turns",
+            f"~{round(big['records'] / turns, -1):.0f} near-copies of each of the {turns:,} "
+            "base turns",
+        ),
+    ]
+    return figures
+
+
+FIGURES = consolidation() + locomo() + load_ramp() + scale()
+
+
+def table_row(text: str, first_cell: str) -> list[str]:
+    """The cells of the table row whose first cell is `first_cell` (none: no such row)."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()]
+    return next((cells for cells in rows if cells[0] == first_cell), [])
+
+
+@pytest.mark.parametrize(
+    "figure", FIGURES, ids=lambda f: f.source + (f" [{f.row}]" if f.row else "")
+)
+def test_readme_figure_matches_result_file(figure: Figure) -> None:
+    text = section()
+    hint = f"README.md ## Benchmarks: update the figure from bench/results/{figure.source}"
+    if figure.row is None:
+        assert flat(figure.expected) in flat(text), f"{hint}: expected {figure.expected!r}"
+    else:
+        cells = table_row(text, figure.row)
+        assert cells, f"{hint}: no table row {figure.row!r} (expected cell {figure.expected!r})"
+        cell = cells[figure.col]
+        assert cell == figure.expected, (
+            f"{hint}: row {figure.row!r} has {cell!r}, the file gives {figure.expected!r}"
+        )
