@@ -89,4 +89,4 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["membrane-healthcheck"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/membrane"]
-CMD ["api"]
+CMD ["serve"]

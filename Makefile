@@ -25,10 +25,10 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 migrate: install
-	$(BIN)/python -m app.migrate
+	$(BIN)/membrane migrate
 
 serve: migrate
-	$(BIN)/python -m app.serve
+	$(BIN)/membrane serve
 
 # Debian's Chromium renders /docs and /redoc in tests/test_docs_offline.py.
 system-deps:

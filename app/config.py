@@ -113,6 +113,8 @@ class LimitSettings(BaseModel):
     # Field limits (string length, tags, list sizes) are part of the API contract and live
     # in app/schema/common.py; only the body size is an operator's choice.
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    # POST /v1/import streams its body to a temporary file (never held in memory whole).
+    max_import_bytes: int = Field(default=2 * 1024**3, ge=1024)
 
 
 class RateLimitSettings(BaseModel):

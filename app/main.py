@@ -21,6 +21,7 @@ from app.idempotency.service import IdempotentReplay
 from app.interpret.worker import InterpretationWorker
 from app.jobs.router import router as jobs_router
 from app.jobs.scheduler import start_scheduler
+from app.mcp.http import McpEndpoint
 from app.metrics.middleware import RequestMetricsMiddleware
 from app.metrics.router import router as metrics_router
 from app.middleware import (
@@ -36,6 +37,8 @@ from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
 from app.salience.router import router as reinforce_router
 from app.state import AppState
+from app.transfer.router import router as transfer_router
+from app.ui.router import router as ui_router
 
 log = logging.getLogger("membrane")
 
@@ -49,11 +52,13 @@ Authenticate with `Authorization: Bearer <key>`. Errors are RFC 9457
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     state = AppState.build(settings)
+    buckets = _rate_limit_buckets(settings)
+    mcp = McpEndpoint(state.keys, buckets, settings.limits.max_body_bytes)  # /mcp (app/mcp)
     app = FastAPI(
         title="Membrane",
         version="0.1.0",
         description=DESCRIPTION,
-        lifespan=_lifespan(state),
+        lifespan=_lifespan(state, mcp),
         docs_url=None,  # app/docs.py serves /docs and /redoc without a CDN
         redoc_url=None,
     )
@@ -70,15 +75,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         embedding_router,
         jobs_router,
         metrics_router,
+        transfer_router,
+        ui_router,
     ):
         app.include_router(router)
-    _add_middleware(app, state)
+    app.router.routes.append(mcp.route())
+    _add_middleware(app, state, buckets)
     openapi.install(app, Problem.model_json_schema())
     docs.install(app)
     return app
 
 
-def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+def _lifespan(
+    state: AppState, mcp: McpEndpoint
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     settings = state.settings
 
     @asynccontextmanager
@@ -101,7 +111,8 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
             InterpretationWorker.start(state.db, settings) if in_process else None
         )
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             if state.interpretation is not None:
                 state.interpretation.stop()
@@ -116,7 +127,12 @@ def _lifespan(state: AppState) -> Callable[[FastAPI], AbstractAsyncContextManage
     return lifespan
 
 
-def _add_middleware(app: FastAPI, state: AppState) -> None:
+def _rate_limit_buckets(settings: Settings) -> TokenBuckets | None:
+    limit = settings.rate_limit
+    return TokenBuckets(limit.requests_per_second, limit.burst) if limit.enabled else None
+
+
+def _add_middleware(app: FastAPI, state: AppState, buckets: TokenBuckets | None) -> None:
     """Outermost first: request id + access log → CORS → request metrics → body limit →
     rate limit → load shedding → unstorable text (added in the reverse order)."""
     settings = state.settings
@@ -129,8 +145,7 @@ def _add_middleware(app: FastAPI, state: AppState) -> None:
         queue_timeout_s=cap.queue_timeout_s,
         retry_after_s=cap.retry_after_s,
     )
-    if settings.rate_limit.enabled:
-        buckets = TokenBuckets(settings.rate_limit.requests_per_second, settings.rate_limit.burst)
+    if buckets is not None:  # shared with /mcp, which limits requests without a valid key
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestMetricsMiddleware)

@@ -45,6 +45,11 @@ async def send_problem(
     await send({"type": "http.response.body", "body": body})
 
 
+# Bodies read as a stream by their endpoint, which enforces its own limit and checks the
+# text line by line (POST /v1/import: an export file can be far larger than any request).
+STREAMED_BODIES = frozenset({"/v1/import"})
+
+
 class BodyLimitMiddleware:
     """Refuses bodies over the limit with 413 before anything parses them."""
 
@@ -53,7 +58,7 @@ class BodyLimitMiddleware:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope.get("path") in STREAMED_BODIES:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
@@ -138,7 +143,7 @@ class TextGuardMiddleware:
             await self.app(scope, receive, send)
             return
         problem = _request_line_problem(scope)
-        if problem is None and _has_json_body(scope):
+        if problem is None and _has_json_body(scope) and scope["path"] not in STREAMED_BODIES:
             body = await _read_body(receive)
             problem = body_problem(body)
             receive = _replaying(body, receive)
@@ -209,7 +214,7 @@ class RateLimitMiddleware:
         if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
-        wait = self.buckets.take(self._caller(scope))
+        wait = self.buckets.take(rate_limit_caller(scope, self.keys))
         if wait > 0:
             await send_problem(
                 send,
@@ -222,14 +227,17 @@ class RateLimitMiddleware:
             return
         await self.app(scope, receive, send)
 
-    def _caller(self, scope: Scope) -> str:
-        headers: dict[bytes, bytes] = dict(scope.get("headers") or [])
-        token = bearer_token(headers.get(b"authorization", b"").decode("latin-1"))
-        principal = self.keys.find(token) if token and not self.keys.open_mode else None
-        if principal is not None:
-            return "principal:" + principal.actor_id
-        client: Any = scope.get("client") or ("unknown", 0)
-        return f"addr:{client[0]}"
+
+def rate_limit_caller(scope: Scope, keys: KeyStore) -> str:
+    """The bucket a request draws from: its principal's, or its client address's when it
+    has no valid key (and in open mode). Shared by /v1 and the /mcp endpoint."""
+    headers: dict[bytes, bytes] = dict(scope.get("headers") or [])
+    token = bearer_token(headers.get(b"authorization", b"").decode("latin-1"))
+    principal = keys.find(token) if token and not keys.open_mode else None
+    if principal is not None:
+        return "principal:" + principal.actor_id
+    client: Any = scope.get("client") or ("unknown", 0)
+    return f"addr:{client[0]}"
 
 
 class CapacityMiddleware:

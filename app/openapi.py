@@ -43,6 +43,7 @@ TAGS: list[dict[str, str]] = [
     {"name": "salience", "description": "Reinforce, penalize, pin and unpin a record."},
     {"name": "embeddings", "description": "Admin: the embedding backfill."},
     {"name": "jobs", "description": "Admin: run a background job now; job-run history."},
+    {"name": "transfer", "description": "Admin: export and import memory as NDJSON."},
     {"name": "metrics", "description": "Domain snapshot and Prometheus exposition."},
     {"name": "health", "description": "Liveness and readiness (no authentication)."},
 ]

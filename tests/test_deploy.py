@@ -287,7 +287,7 @@ def test_each_workload_runs_its_command_of_the_one_image(
 ) -> None:
     _, objects = rendered
     specs = pod_specs(objects)
-    assert specs["membrane-api"]["containers"][0]["args"] == ["api"]
+    assert specs["membrane-api"]["containers"][0]["args"] == ["serve"]
     assert specs["membrane-worker"]["containers"][0]["args"] == ["worker"]
     assert specs["membrane-migrate"]["containers"][0]["args"][0] == "migrate"
     assert specs["membrane-migrate"]["restartPolicy"] == "Never"
@@ -494,7 +494,7 @@ def test_dockerfile_builds_a_pinned_non_root_image_with_one_entrypoint() -> None
         "--",
         "/usr/local/bin/membrane",
     ]
-    assert json.loads(final_words["CMD"]) == ["api"]
+    assert json.loads(final_words["CMD"]) == ["serve"]
     healthcheck = final_words["HEALTHCHECK"]
     assert json.loads(healthcheck[healthcheck.index("CMD") + 3 :]) == ["membrane-healthcheck"]
     env = final_words["ENV"]
@@ -534,11 +534,13 @@ def _fake_python(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("argv", "runs"),
     [
-        ([], "python -m app.serve"),
-        (["api"], "python -m app.serve"),
-        (["worker"], "python -m app.worker"),
-        (["migrate"], "python -m app.migrate"),
-        (["migrate", "downgrade", "0003"], "python -m app.migrate downgrade 0003"),
+        ([], "python -m app.cli serve"),
+        (["serve"], "python -m app.cli serve"),
+        (["api"], "python -m app.cli serve"),
+        (["worker"], "python -m app.cli worker"),
+        (["migrate"], "python -m app.cli migrate"),
+        (["migrate", "downgrade", "0003"], "python -m app.cli migrate downgrade 0003"),
+        (["keys", "create", "--actor", "a"], "python -m app.cli keys create --actor a"),
         (["python", "-m", "app.embedding.backfill"], "python -m app.embedding.backfill"),
     ],
 )
@@ -635,7 +637,7 @@ def test_compose_runs_migration_then_api_and_worker_on_pgvector() -> None:
     assert len(images) == 1, "one image runs the three commands"
     assert {name: services[name]["command"] for name in ("migrate", "api", "worker")} == {
         "migrate": ["migrate"],
-        "api": ["api"],
+        "api": ["serve"],
         "worker": ["worker"],
     }
     assert services["migrate"]["depends_on"] == {"db": {"condition": "service_healthy"}}

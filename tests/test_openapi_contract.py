@@ -66,6 +66,7 @@ TAGS = {
     "salience": {"reinforceRecord", "penalizeRecord", "pinRecord", "unpinRecord"},
     "embeddings": {"backfillEmbeddings"},
     "jobs": {"runJob", "listJobRuns"},
+    "transfer": {"exportMemory", "importMemory"},
     "metrics": {"getMetrics", "prometheusMetrics"},
     "health": {"healthz", "readyz"},
 }

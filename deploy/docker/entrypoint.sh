@@ -1,16 +1,18 @@
 #!/bin/sh
-# The image's one entrypoint (run under tini, so signals reach the server and zombies are
-# reaped). The first argument picks the process; `exec` makes it tini's direct child.
-#   api (default)                      python -m app.serve
-#   worker                             python -m app.worker
-#   migrate [upgrade|downgrade] [REV]  python -m app.migrate …
+# The image's `membrane` command (run under tini, so signals reach the server and zombies
+# are reaped): the package's CLI, app/cli.py, run from the copied source. `exec` makes the
+# process tini's direct child.
+#   serve (default; `api` too)          the API
+#   worker                              embedding, consolidation, scheduled jobs
+#   migrate [upgrade|downgrade] [REV]   migrations under the lock
+#   mcp | export | import | keys        see `membrane --help`
 # Anything else runs as given (e.g. `python -m app.embedding.backfill --repin`).
 set -eu
-role="${1:-api}"
+command="${1:-serve}"
 [ "$#" -gt 0 ] && shift
-case "$role" in
-    api) exec python -m app.serve "$@" ;;
-    worker) exec python -m app.worker "$@" ;;
-    migrate) exec python -m app.migrate "$@" ;;
-    *) exec "$role" "$@" ;;
+case "$command" in
+    api) exec python -m app.cli serve "$@" ;;
+    serve | worker | migrate | mcp | export | import | keys | -h | --help)
+        exec python -m app.cli "$command" "$@" ;;
+    *) exec "$command" "$@" ;;
 esac

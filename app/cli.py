@@ -1,0 +1,248 @@
+"""`membrane`: one command for everything Membrane runs (the console script of the package).
+
+    membrane serve                  the API (as `python -m app.serve`)
+    membrane worker                 embedding, consolidation and scheduled jobs
+    membrane migrate [upgrade|downgrade] [REV]
+    membrane mcp --url URL          an MCP server on stdio, talking to a Membrane
+    membrane export --url URL -o F  NDJSON of a store (admin key)
+    membrane import F --url URL     load an export; a second import changes nothing
+    membrane keys create …          a new API key and its MEMBRANE_API_KEYS entry
+
+Settings come from the environment and `.env` as for the service; the client commands
+(mcp, export, import) take `--url` / `--api-key` or MEMBRANE_URL / MEMBRANE_API_KEY."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from app.enums import Sensitivity
+from app.security import hash_key
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command != "mcp" and rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    handler: Callable[[argparse.Namespace, list[str]], None] = args.handler
+    handler(args, rest)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="membrane", description="Membrane: memory for AI agents.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve", aliases=["api"], help="serve the API (settings from the environment)"
+    )
+    serve.set_defaults(handler=_serve)
+    worker = commands.add_parser("worker", help="run embedding, consolidation and jobs")
+    worker.set_defaults(handler=_worker)
+    migrate = commands.add_parser("migrate", help="migrate the database (under a lock)")
+    migrate.add_argument("action", nargs="?", default="upgrade", choices=["upgrade", "downgrade"])
+    migrate.add_argument("revision", nargs="?", help="target revision (head / base by default)")
+    migrate.set_defaults(handler=_migrate)
+    mcp = commands.add_parser(
+        "mcp",
+        help="an MCP server on stdio for a Membrane at --url",
+        description="An MCP server on stdio; its options are those of `python -m app.mcp`.",
+        add_help=False,
+    )
+    mcp.set_defaults(handler=_mcp)
+    _add_export(commands)
+    _add_import(commands)
+    _add_keys(commands)
+    return parser
+
+
+def _client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("MEMBRANE_URL", DEFAULT_URL),
+        help="the Membrane service (env MEMBRANE_URL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("MEMBRANE_API_KEY", ""),
+        help="an admin API key (env MEMBRANE_API_KEY)",
+    )
+
+
+def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = commands.add_parser("export", help="write a store as NDJSON (admin key)")
+    _client_options(export)
+    export.add_argument("-o", "--output", required=True, help="the NDJSON file to write")
+    export.add_argument("--scope", action="append", default=[], help="only this scope (repeat)")
+    export.add_argument("--type", action="append", default=[], help="only this type (repeat)")
+    export.add_argument("--created-after", help="ISO-8601: records created after this")
+    export.add_argument("--created-before", help="ISO-8601: records created before this")
+    export.add_argument("--embeddings", action="store_true", help="include the records' embeddings")
+    export.set_defaults(handler=_export)
+
+
+def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    load = commands.add_parser("import", help="load an NDJSON export (admin key)")
+    _client_options(load)
+    load.add_argument("file", help="an NDJSON file written by `membrane export`")
+    load.set_defaults(handler=_import)
+
+
+def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    keys = commands.add_parser("keys", help="make API keys")
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
+    create = actions.add_parser(
+        "create",
+        help="a new random key and its MEMBRANE_API_KEYS entry",
+        description="Prints the key (shown once: only its SHA-256 is configured) and the "
+        "JSON entry to add to MEMBRANE_API_KEYS.",
+    )
+    create.add_argument("--actor", required=True, help="the actor id its writes are audited as")
+    create.add_argument(
+        "--max-sensitivity",
+        default=Sensitivity.low.value,
+        choices=[s.value for s in Sensitivity],
+        help="its trust ceiling (default %(default)s)",
+    )
+    create.add_argument("--scope", action="append", default=[], help="a scope it may use")
+    create.add_argument(
+        "--role",
+        action="append",
+        choices=["read", "write", "admin"],
+        help="a role (repeat; default read)",
+    )
+    create.set_defaults(handler=_keys_create)
+
+
+def _serve(_args: argparse.Namespace, _rest: list[str]) -> None:
+    from app import serve
+
+    serve.main()
+
+
+def _worker(_args: argparse.Namespace, _rest: list[str]) -> None:
+    from app import worker
+
+    worker.main()
+
+
+def _migrate(args: argparse.Namespace, _rest: list[str]) -> None:
+    from app import migrate
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    migrate.main([args.action] + ([args.revision] if args.revision else []))
+
+
+def _mcp(_args: argparse.Namespace, rest: list[str]) -> None:
+    from app.mcp import stdio
+
+    stdio.main(rest)
+
+
+def _export(args: argparse.Namespace, _rest: list[str]) -> None:
+    from app.transfer import client
+
+    bar = ProgressBar("export", unit="lines")
+    filters = {
+        "scope": args.scope,
+        "type": args.type,
+        "created_after": args.created_after,
+        "created_before": args.created_before,
+        "include_embeddings": args.embeddings,
+    }
+    with _refusals_exit(args.url):
+        summary = client.export_to_file(
+            args.url, args.api_key, args.output, filters=filters, progress=bar.update
+        )
+    bar.finish()
+    print(json.dumps(summary, indent=2))
+
+
+def _import(args: argparse.Namespace, _rest: list[str]) -> None:
+    from app.transfer import client
+
+    total = os.path.getsize(args.file)
+    bar = ProgressBar("import", total=total, unit="bytes")
+    with _refusals_exit(args.url):
+        summary = client.import_file(args.url, args.api_key, args.file, progress=bar.update)
+    bar.finish()
+    print(json.dumps(summary, indent=2))
+
+
+@contextmanager
+def _refusals_exit(url: str) -> Iterator[None]:
+    """A refusal or an unreachable service ends the command with its reasons (exit 1),
+    not a traceback: an import's bad lines are listed one per line."""
+    import httpx
+
+    from app.transfer.client import TransferError
+
+    try:
+        yield
+    except TransferError as exc:
+        print(file=sys.stderr)
+        problem = exc.problem if isinstance(exc.problem, dict) else {}
+        for error in problem.get("errors", [])[:50]:
+            print(f"  line {error.get('line')}: {error.get('msg')}", file=sys.stderr)
+        raise SystemExit(f"membrane: {exc}") from None
+    except httpx.TransportError as exc:
+        raise SystemExit(f"membrane: cannot reach {url}: {exc}") from None
+
+
+def _keys_create(args: argparse.Namespace, _rest: list[str]) -> None:
+    key = "mbr_" + secrets.token_urlsafe(32)
+    entry = {
+        "key_sha256": hash_key(key),
+        "actor_id": args.actor,
+        "max_sensitivity": args.max_sensitivity,
+        "scopes": args.scope,
+        "roles": args.role or ["read"],
+    }
+    print(f"key (shown once; give it to the agent): {key}")
+    print("entry for MEMBRANE_API_KEYS (a JSON list of such entries):")
+    print(json.dumps(entry))
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (a count, or a fraction when the total is known),
+    redrawn at most four times a second."""
+
+    def __init__(self, label: str, total: int | None = None, unit: str = "") -> None:
+        self.label, self.total, self.unit = label, total, unit
+        self.done = 0
+        self.started = self._drawn = time.monotonic()
+
+    def update(self, done: int) -> None:
+        self.done = done
+        now = time.monotonic()
+        if now - self._drawn >= 0.25:
+            self._drawn = now
+            self._draw(now)
+
+    def finish(self) -> None:
+        self._draw(time.monotonic())
+        print(file=sys.stderr)
+
+    def _draw(self, now: float) -> None:
+        elapsed = max(now - self.started, 1e-9)
+        rate = f"{self.done / elapsed:,.0f} {self.unit}/s"
+        if self.total:
+            share = min(self.done / self.total, 1.0)
+            bar = "#" * int(30 * share) + "." * (30 - int(30 * share))
+            text = f"{self.label} [{bar}] {share:4.0%} {rate}"
+        else:
+            text = f"{self.label} {self.done:,} {self.unit} {rate}"
+        print(f"\r{text} {elapsed:.0f}s  ", end="", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()

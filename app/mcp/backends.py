@@ -1,0 +1,51 @@
+"""Where a tool call's REST client comes from, per transport.
+
+In the service (/mcp), the client talks to the app itself, in process, as the MCP
+caller: it carries the caller's `Authorization` and `X-Membrane-*` narrowing headers and
+client address, so the REST endpoint applies that caller's key, trust, rate limit
+bucket and load shedding, and the access log shows one line per tool call. Over stdio
+it is one long-lived client of a Membrane base URL, with the configured key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from mcp.server.mcpserver.exceptions import ToolError
+from starlette.requests import Request
+
+from app.mcp.tools import ClientFactory, McpContext
+
+# Request headers a tool call carries over from the MCP request to its REST request.
+FORWARDED = ("authorization", "x-membrane-max-sensitivity", "x-membrane-scopes", "x-request-id")
+
+
+@asynccontextmanager
+async def in_process_client(ctx: McpContext) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the service's own ASGI app, as the caller of this MCP request."""
+    request = ctx.request_context.request
+    if not isinstance(request, Request):
+        raise ToolError("no HTTP request to take the caller's credentials from")
+    headers = {name: value for name in FORWARDED if (value := request.headers.get(name))}
+    peer = request.client
+    transport = httpx.ASGITransport(
+        app=request.scope["app"],
+        raise_app_exceptions=False,  # a 500 is an answer (problem+json), not an exception
+        client=(peer.host, peer.port) if peer else ("127.0.0.1", 0),
+    )
+    async with httpx.AsyncClient(
+        transport=transport, base_url=str(request.base_url), headers=headers, trust_env=False
+    ) as client:
+        yield client
+
+
+def remote_clients(client: httpx.AsyncClient) -> ClientFactory:
+    """Every tool call uses `client` (base URL, key and narrowing headers preset)."""
+
+    @asynccontextmanager
+    async def clients(_ctx: McpContext) -> AsyncIterator[httpx.AsyncClient]:
+        yield client
+
+    return clients

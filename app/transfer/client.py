@@ -1,0 +1,145 @@
+"""Client side of export and import, for the CLI (and any script): stream an export to a
+file, and stream a file to the import endpoint, in chunks, with a progress callback.
+
+Neither function holds the file in memory. The export is written to `<path>.part` and
+renamed only once its end line has arrived, so a file at `path` is always complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CHUNK = 1024 * 1024
+MEDIA_TYPE = "application/x-ndjson"
+
+
+# Called with the lines written so far (export) or the bytes sent so far (import; the
+# total is the file's size).
+ProgressCallback = Callable[[int], None]
+
+
+class TransferError(RuntimeError):
+    """The service refused (its problem document is `problem`) or the stream broke."""
+
+    def __init__(self, message: str, status: int | None = None, problem: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.problem = problem
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def _raise_for(response: httpx.Response) -> None:
+    if response.status_code < 400:
+        return
+    response.read()
+    try:
+        problem: Any = response.json()
+    except ValueError:
+        problem = response.text
+    detail = problem.get("detail") if isinstance(problem, dict) else problem
+    raise TransferError(f"HTTP {response.status_code}: {detail}", response.status_code, problem)
+
+
+def export_to_file(
+    base_url: str,
+    api_key: str | None,
+    path: str | os.PathLike[str],
+    *,
+    filters: Mapping[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
+    timeout: float = 60.0,
+) -> dict[str, int]:
+    """GET /v1/export into `path`; returns the end line's counts per kind. `filters`:
+    `scope` and `type` (lists), `created_after` / `created_before` (datetime or ISO-8601),
+    `include_embeddings` (bool); absent or None: no limit."""
+    target = Path(path)
+    partial = target.with_name(target.name + ".part")
+    url = base_url.rstrip("/") + "/v1/export"
+    params = _params(filters or {})
+    with httpx.stream(
+        "GET", url, params=params, headers=_headers(api_key), timeout=timeout
+    ) as response:
+        _raise_for(response)
+        last = _write_lines(response.iter_lines(), partial, progress)
+    end = json.loads(last) if last else {}
+    if not isinstance(end, dict) or end.get("kind") != "end":
+        partial.unlink(missing_ok=True)
+        raise TransferError("The export stream ended before its end line (cut short).")
+    partial.replace(target)
+    counts: dict[str, int] = end.get("counts", {})
+    return counts
+
+
+def _params(filters: Mapping[str, Any]) -> list[tuple[str, str | int | float | bool | None]]:
+    params: list[tuple[str, str | int | float | bool | None]] = []
+    for name in ("scope", "type"):
+        params += [(name, str(v)) for v in filters.get(name) or ()]
+    for name in ("created_after", "created_before"):
+        value = filters.get(name)
+        if value is not None:
+            params.append((name, value.isoformat() if isinstance(value, datetime) else value))
+    if filters.get("include_embeddings"):
+        params.append(("include_embeddings", "true"))
+    return params
+
+
+def _write_lines(lines: Iterator[str], partial: Path, progress: ProgressCallback | None) -> str:
+    written = 0
+    last = ""
+    with partial.open("wb") as out:
+        for text in lines:
+            if not text:
+                continue
+            out.write(text.encode() + b"\n")
+            written += 1
+            if progress is not None and written % 500 == 0:
+                progress(written)
+            last = text
+    if progress is not None:
+        progress(written)
+    return last
+
+
+def import_file(
+    base_url: str,
+    api_key: str | None,
+    path: str | os.PathLike[str],
+    *,
+    progress: ProgressCallback | None = None,
+    timeout: float = 600.0,
+) -> dict[str, Any]:
+    """POST `path` to /v1/import in chunks; returns the import report (created and
+    skipped per kind). A refused file raises TransferError whose `problem` lists every
+    bad line in `errors`."""
+    source = Path(path)
+    total = source.stat().st_size
+
+    def chunks() -> Iterator[bytes]:
+        done = 0
+        with source.open("rb") as stream:
+            while chunk := stream.read(CHUNK):
+                done += len(chunk)
+                yield chunk
+                if progress is not None:
+                    progress(done)
+
+    headers = {
+        **_headers(api_key),
+        "Content-Type": MEDIA_TYPE,
+        "Content-Length": str(total),
+    }
+    url = base_url.rstrip("/") + "/v1/import"
+    response = httpx.post(url, content=chunks(), headers=headers, timeout=timeout)
+    _raise_for(response)
+    report: dict[str, Any] = response.json()
+    return report
