@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser(
         "mcp",
         help="an MCP server on stdio for a Membrane at --url",
-        description="An MCP server on stdio; its options are those of `python -m app.mcp`.",
+        description="An MCP server on stdio; `membrane mcp --help` lists its options.",
         add_help=False,
     )
     mcp.set_defaults(handler=_mcp)
@@ -145,7 +145,7 @@ def _migrate(args: argparse.Namespace, _rest: list[str]) -> None:
 def _mcp(_args: argparse.Namespace, rest: list[str]) -> None:
     from app.mcp import stdio
 
-    stdio.main(rest)
+    stdio.main(rest, prog="membrane mcp")
 
 
 def _export(args: argparse.Namespace, _rest: list[str]) -> None:

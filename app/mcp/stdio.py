@@ -22,9 +22,9 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 SENSITIVITIES = ("public", "low", "medium", "high", "hyper")
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = "python -m app.mcp") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m app.mcp",
+        prog=prog,
         description="Membrane's MCP server over stdio; tool calls go to a Membrane REST API.",
     )
     p.add_argument(
@@ -71,10 +71,10 @@ async def serve(args: argparse.Namespace) -> None:
         await build_server(remote_clients(client)).run_stdio_async()
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "python -m app.mcp") -> None:
     """Parse `argv` (default: the command line) and serve MCP on stdin/stdout until the
     client closes them."""
-    args = parser().parse_args(argv)
+    args = parser(prog).parse_args(argv)
     logging.basicConfig(
         level=args.log_level.upper(),
         stream=sys.stderr,
