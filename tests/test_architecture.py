@@ -20,6 +20,7 @@ PURE = {
     "app.retrieve.validity",
     "app.retrieve.terms",
     "app.records.search_text",
+    "app.records.dates",
     "app.capture.classifier",
     "app.embedding.unit",
     "app.metrics.registry",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.records.dates import dated_terms
+
 MAX_SEARCH_CHARS = 100_000
 
 
@@ -26,6 +28,9 @@ def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
         parts += [e.get("summary") for e in payload.get("timeline", [])]
         parts += [c.get("tool") for c in payload.get("tool_graph", [])]
         parts.append(payload.get("outcome"))
+        # The events' dates, and the days their words name ("yesterday"), as words.
+        events = [(e.get("summary") or "", e.get("t")) for e in payload.get("timeline", [])]
+        parts.append(dated_terms(events))
     elif record_type == "working":
         parts = [payload.get("context_summary"), _compact(payload.get("state"))]
         parts.append(_compact(payload.get("state_data")))
