@@ -226,6 +226,23 @@ def test_neighbouring_episodes_share_context(client: TestClient) -> None:
     assert ids(alone) == [question["id"]]
 
 
+def test_context_reaches_two_places_out_at_half_the_share(client: TestClient) -> None:
+    scope = {"scope": "chat-3"}
+    texts = ["the weather is grey", "Bob: how was the marathon in Boston?",
+             "Alice: exhausting", "Alice: but I finished", "Bob: lunch later?"]  # fmt: skip
+    turns = [capture(client, text, **scope) for text in texts]
+    result = retrieve(client, query="marathon Boston")
+    by_id = {item["record"]["id"]: item["components"] for item in result["items"]}
+    seed, one, two = by_id[turns[1]["id"]], by_id[turns[2]["id"]], by_id[turns[3]["id"]]
+    before = by_id[turns[0]["id"]]
+    assert seed["lexical"] == 1.0
+    assert one["context"] == before["context"] > 0  # one place away, either side
+    assert two["context"] == pytest.approx(one["context"] / 2)  # two places: half
+    assert turns[4]["id"] not in by_id  # three places: nothing
+    ranked = ids(result)  # ties (one place either side) go to the newer record
+    assert ranked[:4] == [turns[1]["id"], turns[2]["id"], turns[0]["id"], turns[3]["id"]]
+
+
 def test_entity_names_in_the_query_boost_entity_records(client: TestClient) -> None:
     r = client.post(
         "/v1/capture",

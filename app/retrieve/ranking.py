@@ -5,8 +5,9 @@ scaled over the candidates; the two are averaged (a record without a vector yet 
 its lexical score for both halves, so it is found lexically and not penalized for the
 queue). A record whose entity name or alias the query spells out gets a boost. Episodic
 records next to a strong hit (the turn before or after it in the same scope) receive a
-share of that hit's score: the answer to a question is often the reply to the turn that
-matches the question. The sum is scaled so the best candidate has relevance 1.
+share of that hit's score, and the records two places away half of it: the answer to a
+question is often the reply to the turn that matches the question. The sum is scaled so
+the best candidate has relevance 1.
 score = relevance_weight · relevance + salience_weight · current salience (70/30).
 """
 
@@ -22,6 +23,7 @@ VECTOR_WEIGHT = 0.5
 ENTITY_BOOST = 0.5
 CONTEXT_SHARE = 0.25  # share of a hit's (normalized) relevance its neighbours receive
 CONTEXT_SEEDS = 20  # how many of the best episodic hits lend context to their neighbours
+CONTEXT_RADIUS = 2  # neighbours this many places away; each place further halves the share
 
 _LAYER_INDEX = {t.value: i for i, t in enumerate(LAYER_ORDER)}
 
@@ -89,19 +91,20 @@ def context_seeds(
 
 def spread_context(
     components: dict[str, Components],
-    neighbours: Mapping[str, Sequence[str]],
+    neighbours: Mapping[str, Sequence[tuple[str, int]]],
     share: float = CONTEXT_SHARE,
 ) -> None:
-    """Give each neighbour the largest share any adjacent seed offers (in place); a
-    neighbour that was no candidate becomes one."""
+    """Give each neighbour (id, distance) the largest share any nearby seed offers, halved
+    per place of distance beyond the first (in place); a neighbour that was no candidate
+    becomes one."""
     top = max((c.fused for c in components.values()), default=0.0)
     if top <= 0:
         return
     for seed, near in neighbours.items():
         gift = share * components[seed].fused / top
-        for rid in near:
+        for rid, distance in near:
             c = components.setdefault(rid, Components())
-            c.context = max(c.context, gift)
+            c.context = max(c.context, gift * 0.5 ** (distance - 1))
 
 
 def finish(

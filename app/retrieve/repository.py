@@ -181,27 +181,29 @@ def by_salience(session: Session, records: RecordQuery, limit: int) -> list[Reco
 
 
 def temporal_neighbours(
-    session: Session, seeds: Sequence[RecordHeader], records: RecordQuery
-) -> dict[str, list[str]]:
-    """seed id → ids of the episodic records captured just before and just after it in the
-    same scope (among those passing the filters). One statement for all scoped seeds (and
-    one for unscoped ones): two correlated index lookups per seed."""
+    session: Session, seeds: Sequence[RecordHeader], records: RecordQuery, radius: int = 1
+) -> dict[str, list[tuple[str, int]]]:
+    """seed id → (id, distance) of the episodic records captured up to `radius` places
+    before and after it in the same scope (among those passing the filters). One statement
+    for all scoped seeds (and one for unscoped ones): correlated index lookups per seed."""
     clauses = query_clauses(records, dialect_of(session))
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[tuple[str, int]]] = {}
     scoped = [s.id for s in seeds if s.scope is not None]
     unscoped = [s.id for s in seeds if s.scope is None]
+    distances = [d for d in range(1, radius + 1) for _ in (True, False)]
     for ids, in_scope in ((scoped, True), (unscoped, False)):
         if not ids:
             continue
         seed = aliased(RecordRow, name="seed")
         same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
-        stmt = select(
-            seed.id,
-            _adjacent(seed, same_scope, clauses, True),
-            _adjacent(seed, same_scope, clauses, False),
-        ).where(seed.id.in_(ids))
-        for seed_id, before, after in session.execute(stmt):
-            out[seed_id] = [rid for rid in (before, after) if rid is not None]
+        lookups = [
+            _adjacent(seed, same_scope, clauses, before, skip=d - 1)
+            for d in range(1, radius + 1)
+            for before in (True, False)
+        ]
+        stmt = select(seed.id, *lookups).where(seed.id.in_(ids))
+        for seed_id, *near in session.execute(stmt):
+            out[seed_id] = [(rid, d) for rid, d in zip(near, distances, strict=True) if rid]
     return out
 
 
@@ -210,8 +212,10 @@ def _adjacent(
     same_scope: ColumnElement[bool],
     clauses: Sequence[ColumnElement[bool]],
     before: bool,
+    skip: int = 0,
 ) -> Any:
-    """The id of the filtered episodic record right before/after `seed` in (created_at, id).
+    """The id of the filtered episodic record right before/after `seed` in (created_at, id)
+    (with `skip`, the one that many places further out).
 
     The bound on created_at is a plain range (`<=` / `>=`) so the (scope, type,
     created_at) index walks from the seed outwards and stops at the first row that
@@ -233,6 +237,7 @@ def _adjacent(
         .where(same_scope, RecordRow.type == "episodic", side, *clauses)
         .order_by(*order)
         .limit(1)
+        .offset(skip)
         .correlate(seed)
         .scalar_subquery()
     )

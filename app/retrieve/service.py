@@ -265,7 +265,9 @@ class RetrieveService:
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near = search_repo.temporal_neighbours(self.session, [metas[s] for s in seeds], records)
+        near = search_repo.temporal_neighbours(
+            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS
+        )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
         metas.update(search_repo.headers(self.session, missing, records))
