@@ -269,8 +269,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def run_server(store: str) -> Iterator[str]:
-    """Start a migrated Membrane server on a fresh store; yield its base URL."""
+def run_server(store: str, vectors: bool = True) -> Iterator[str]:
+    """Start a migrated Membrane server on a fresh store; yield its base URL. Without
+    `vectors` it runs with no embedder (the ablation of the vector signal)."""
     import httpx
 
     with tempfile.TemporaryDirectory(prefix="membrane-locomo-") as tmp:
@@ -288,7 +289,7 @@ def run_server(store: str) -> Iterator[str]:
             env = dict(os.environ)
             env.update(
                 MEMBRANE_DATABASE_URL=db_url,
-                MEMBRANE_EMBEDDING__PROVIDER="local",
+                MEMBRANE_EMBEDDING__PROVIDER="local" if vectors else "none",
                 MEMBRANE_SCHEDULER__ENABLED="false",
                 MEMBRANE_RATE_LIMIT__ENABLED="false",
                 HF_HUB_OFFLINE="1",
@@ -370,7 +371,11 @@ class ServiceRun:
 
 
 def run_service(
-    url: str, api_key: str | None, convs: Sequence[Conversation], concurrency: int
+    url: str,
+    api_key: str | None,
+    convs: Sequence[Conversation],
+    concurrency: int,
+    expand_context: bool = True,
 ) -> ServiceRun:
     import httpx
 
@@ -424,6 +429,7 @@ def run_service(
                     "scopes": [conv.scope],
                     "types": ["episodic"],
                     "limit": TOP_N,
+                    "expand_context": expand_context,
                 }
                 t0 = time.perf_counter()
                 resp = client.post(f"{url}/v1/retrieve", json=body)
@@ -495,22 +501,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--limit-conversations", type=int)
     ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument(
+        "--without",
+        action="append",
+        choices=["vector", "context"],
+        default=[],
+        help="ablation: run the service without this signal (repeatable)",
+    )
     args = ap.parse_args(argv)
 
     convs = load_conversations(args.data, args.limit_conversations)
     label: str = args.store or ("url" if args.url else "baselines")
-    out: Path = args.out or REPO_ROOT / "bench" / "results" / f"locomo-{label}.json"
+    suffix = "".join(f"-without-{signal}" for signal in sorted(args.without))
+    out: Path = args.out or REPO_ROOT / "bench" / "results" / f"locomo-{label}{suffix}.json"
+    context = "context" not in args.without
 
     service: ServiceRun | None = None
     if args.store:
-        with run_server(args.store) as url:
-            service = run_service(url, None, convs, args.concurrency)
+        with run_server(args.store, vectors="vector" not in args.without) as url:
+            service = run_service(url, None, convs, args.concurrency, context)
     elif args.url:
-        service = run_service(args.url, args.api_key, convs, args.concurrency)
+        service = run_service(args.url, args.api_key, convs, args.concurrency, context)
 
     result: dict[str, Any] = {
         "data": str(args.data),
         "store": label,
+        "without": sorted(args.without),
         "questions": sum(len(c.questions) for c in convs),
         "skipped": sum(c.skipped for c in convs),
         "service": service.summary if service else None,
