@@ -214,18 +214,28 @@ class RateLimitMiddleware:
         if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
-        wait = self.buckets.take(rate_limit_caller(scope, self.keys))
-        if wait > 0:
-            await send_problem(
-                send,
-                429,
-                "Too many requests",
-                "rate-limited",
-                "Rate limit exceeded for this principal.",
-                {"Retry-After": str(max(1, math.ceil(wait)))},
-            )
+        if await refused_by_rate_limit(scope, send, self.buckets, self.keys):
             return
         await self.app(scope, receive, send)
+
+
+async def refused_by_rate_limit(
+    scope: Scope, send: Send, buckets: TokenBuckets, keys: KeyStore
+) -> bool:
+    """Take a token from the caller's bucket; with none left, answer 429 with Retry-After
+    and return True. Shared by /v1 and the /mcp endpoint."""
+    wait = buckets.take(rate_limit_caller(scope, keys))
+    if wait <= 0:
+        return False
+    await send_problem(
+        send,
+        429,
+        "Too many requests",
+        "rate-limited",
+        "Rate limit exceeded for this principal.",
+        {"Retry-After": str(max(1, math.ceil(wait)))},
+    )
+    return True
 
 
 def rate_limit_caller(scope: Scope, keys: KeyStore) -> str:

@@ -40,17 +40,21 @@ def serving(database: Path, log: Path, key: str) -> Iterator[str]:
         assert svc.proc.wait(START_TIMEOUT_S) == 0, svc.log()[-3000:]
 
 
-def refused(database: Path, **env: str) -> str:
-    """Start `python -m app.serve`, which must refuse: its one line on stderr."""
-    environment = service_env(f"sqlite:///{database}") | env
-    done = subprocess.run(
+def serve_once(db_url: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m app.serve` on `db_url`, run to its end (a refusal ends it at once)."""
+    return subprocess.run(
         [sys.executable, "-m", "app.serve"],
         cwd=ROOT,
-        env=environment,
+        env=service_env(db_url) | env,
         capture_output=True,
         text=True,
         timeout=START_TIMEOUT_S,
     )
+
+
+def refused(database: Path, **env: str) -> str:
+    """Start `python -m app.serve`, which must refuse: its one line on stderr."""
+    done = serve_once(f"sqlite:///{database}", **env)
     assert done.returncode == 1, done.stderr[-3000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr[-3000:]
@@ -166,16 +170,7 @@ def test_without_a_usable_sqlcipher_a_key_refuses_to_start_and_writes_nothing(
 
 
 def test_a_key_with_postgresql_is_an_invalid_setting(tmp_path: Path) -> None:
-    environment = service_env("postgresql://127.0.0.1:5432/test")
-    environment["MEMBRANE_ENCRYPTION_KEY"] = KEY
-    done = subprocess.run(
-        [sys.executable, "-m", "app.serve"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=START_TIMEOUT_S,
-    )
+    done = serve_once("postgresql://127.0.0.1:5432/test", MEMBRANE_ENCRYPTION_KEY=KEY)
     assert done.returncode == 1
     assert done.stderr.strip() == (
         "membrane: invalid settings: MEMBRANE_ENCRYPTION_KEY applies to SQLite only; "

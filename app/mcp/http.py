@@ -11,7 +11,6 @@ principal's rate limit and load shedding apply.
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -24,7 +23,7 @@ from app.errors import Unauthorized, problem_response
 from app.logs import current_request_id
 from app.mcp.backends import in_process_client
 from app.mcp.server import build_server
-from app.middleware import TokenBuckets, rate_limit_caller, send_problem
+from app.middleware import TokenBuckets, refused_by_rate_limit, send_problem
 from app.security import KeyStore
 
 PATH = "/mcp"
@@ -103,18 +102,10 @@ class McpEndpoint:
         await manager.handle_request(_with_request_id(scope), receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: Unauthorized) -> None:
-        if self.buckets is not None:
-            wait = self.buckets.take(rate_limit_caller(scope, self.keys))
-            if wait > 0:
-                await send_problem(
-                    send,
-                    429,
-                    "Too many requests",
-                    "rate-limited",
-                    "Rate limit exceeded for this principal.",
-                    {"Retry-After": str(max(1, math.ceil(wait)))},
-                )
-                return
+        if self.buckets is not None and await refused_by_rate_limit(
+            scope, send, self.buckets, self.keys
+        ):
+            return
         response = problem_response(
             exc.status,
             exc.detail,

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -47,6 +47,7 @@ from app.transfer.schemas import (
 from app.transfer.validate import RECORD, ROW, Checked, check_file
 from app.trust import HIGHEST_RANK, TrustContext
 
+L = TypeVar("L")
 log = logging.getLogger("membrane.transfer")
 PAGE = 500  # records per read transaction of an export
 RECORD_BATCH = 500  # records per write transaction of an import
@@ -255,24 +256,22 @@ class _Writer:
 
     def _relations(self, session: Session, lines: list[RelationLine]) -> None:
         known = repo.relation_keys(session, [x.source_id for x in lines])
-        rows = []
-        for x in lines:
-            key = (x.source_id, x.predicate, x.target_id, x.created_at)
-            if key not in known:
-                known.add(key)
-                rows.append(convert.relation_row(x))
+        rows = [
+            convert.relation_row(x)
+            for x in _unseen(
+                lines, known, lambda x: (x.source_id, x.predicate, x.target_id, x.created_at)
+            )
+        ]
         self._insert_keeping_ids(session, "relations", rows)
         self.created["relation"] += len(rows)
         self.skipped["relation"] += len(lines) - len(rows)
 
     def _audit(self, session: Session, lines: list[AuditLine]) -> None:
         known = repo.audit_keys(session, [x.record_id for x in lines])
-        rows = []
-        for x in lines:
-            key = (x.record_id, x.action, x.actor, x.timestamp)
-            if key not in known:
-                known.add(key)
-                rows.append(convert.audit_row(x))
+        rows = [
+            convert.audit_row(x)
+            for x in _unseen(lines, known, lambda x: (x.record_id, x.action, x.actor, x.timestamp))
+        ]
         self._insert_keeping_ids(session, "audit_log", rows)
         self.created["audit"] += len(rows)
         self.skipped["audit"] += len(lines) - len(rows)
@@ -311,3 +310,14 @@ def _lines_of(source: IO[bytes], checked: Checked, code: int) -> Iterator[Any]:
     for number, raw in numbered_lines(source):
         if checked.code(number) == code:
             yield parse_line(number, raw)
+
+
+def _unseen(lines: Sequence[L], known: set[Any], key: Callable[[L], Any]) -> list[L]:
+    """The lines whose key is neither stored (`known`) nor earlier in `lines`; `known`
+    learns their keys."""
+    fresh = []
+    for line in lines:
+        if key(line) not in known:
+            known.add(key(line))
+            fresh.append(line)
+    return fresh
