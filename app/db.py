@@ -76,6 +76,11 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
             "keepalives_idle": 30,
             "keepalives_interval": 10,
             "keepalives_count": 3,
+            # No server-side prepared statements: after five runs psycopg would prepare a
+            # statement and PostgreSQL may then switch to one generic plan, which for
+            # retrieval's data-dependent queries (how common a word is, how big a scope)
+            # is the wrong plan for most of them. Also what PgBouncer's transaction mode needs.
+            "prepare_threshold": None,
         }
         return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
     return _sqlite_engine(url, cfg, pool)

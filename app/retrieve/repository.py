@@ -32,7 +32,7 @@ from app.db import dialect_of
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.records.filters import RecordQuery
-from app.records.repository import query_clauses
+from app.records.repository import among, query_clauses
 from app.retrieve import pg_text_repository as pg_text
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
@@ -130,7 +130,8 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
     """The records among `ids` that `records` admits, as light ranking candidates."""
     if not ids:
         return {}
-    clauses = query_clauses(records, dialect_of(session))
+    dialect = dialect_of(session)
+    clauses = query_clauses(records, dialect)
     now = records.now
     r = RecordRow
     stmt = select(
@@ -145,7 +146,7 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
         r.decay_curve,
         r.min_salience,
         r.pinned,
-    ).where(r.id.in_(list(set(ids))), *clauses)
+    ).where(among(r.id, ids, dialect), *clauses)
     out: dict[str, RecordHeader] = {}
     for rid, typ, scope, sens, created, s0, t0, half, curve, floor, pinned in session.execute(stmt):
         salience = current_salience(
@@ -161,8 +162,9 @@ def load(
     """Full rows of the records among `ids` (that `records` admits, when given)."""
     if not ids:
         return {}
-    clauses = query_clauses(records, dialect_of(session)) if records is not None else []
-    stmt = select(RecordRow).where(RecordRow.id.in_(list(set(ids))), *clauses)
+    dialect = dialect_of(session)
+    clauses = query_clauses(records, dialect) if records is not None else []
+    stmt = select(RecordRow).where(among(RecordRow.id, ids, dialect), *clauses)
     return {r.id: r for r in session.scalars(stmt)}
 
 

@@ -245,9 +245,14 @@ class RetrieveService:
         """Entity records whose canonical name or alias the query spells out."""
         if req.types and MemoryType.entity not in req.types:
             return []
+        scopes = set(trust.scopes) if trust.scopes is not None else None
+        if req.scopes:  # the request's scopes narrow the look-up (and its index range)
+            scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
+        if scopes is not None and not scopes:
+            return []
         names = [entity_repo.normalize(n) for n in name_candidates(query)]
-        scopes = sorted(trust.scopes) if trust.scopes is not None else None
-        return sorted(entity_repo.matching_terms(self.session, names, scopes))
+        listed = sorted(scopes) if scopes is not None else None
+        return sorted(entity_repo.matching_terms(self.session, names, listed))
 
     def _spread(
         self,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -17,10 +17,14 @@ from app.db import Tier, dialect_of
 from app.embedding.unit import unit_vector
 from app.models import RecordRow, pg_embeddings
 from app.records.filters import RecordQuery
-from app.records.repository import query_clauses
+from app.records.repository import among, query_clauses
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+# Requests naming scopes that hold fewer records than this are ranked by an exact scan of
+# those records straight away: HNSW returns ef_search rows before filters apply, so a small
+# scope of a large store keeps almost none of them and the exact scan followed anyway.
+EXACT_SCAN_MAX = 20_000
 
 
 def nearest(
@@ -36,7 +40,10 @@ def nearest(
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
-        found = _pg_nearest(session, q, clauses, limit)
+        exact = bool(records.filter.scopes) and _scopes_hold_fewer(
+            session, records.filter.scopes, EXACT_SCAN_MAX
+        )
+        found = _pg_nearest(session, q, clauses, limit, exact=exact)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
@@ -44,8 +51,19 @@ def nearest(
     return {}  # tier 2: no vectors
 
 
+def _scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
+    """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
+    inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
+    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
+
+
 def _pg_nearest(
-    session: Session, q: np.ndarray, clauses: Sequence[ColumnElement[bool]], limit: int
+    session: Session,
+    q: np.ndarray,
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+    *,
+    exact: bool,
 ) -> dict[str, float]:
     distance = pg_embeddings.c.embedding.cosine_distance(q)
     base = (
@@ -54,14 +72,17 @@ def _pg_nearest(
         .where(pg_embeddings.c.embedding.is_not(None), *clauses)
         .limit(limit)
     )
+    # `+ 0` keeps the planner from using the index for this ordering.
+    exact_order = distance + 0.0
+    if exact:
+        return {rid: 1.0 - float(d) for rid, d in session.execute(base.order_by(exact_order))}
     ef = min(MAX_EF_SEARCH, max(40, 2 * limit))
     session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
     rows = list(session.execute(base.order_by(distance)))
     if len(rows) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
-        # (one scope, some tags) leave few: rank the filtered rows exactly instead.
-        # `+ 0` keeps the planner from using the index for this ordering.
-        rows = list(session.execute(base.order_by(distance + 0.0)))
+        # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
+        rows = list(session.execute(base.order_by(exact_order)))
     return {rid: 1.0 - float(d) for rid, d in rows}
 
 
@@ -70,6 +91,7 @@ def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dic
         return {}
     distance = pg_embeddings.c.embedding.cosine_distance(q)
     stmt = select(pg_embeddings.c.record_id, distance).where(
-        pg_embeddings.c.record_id.in_(list(ids)), pg_embeddings.c.embedding.is_not(None)
+        among(pg_embeddings.c.record_id, ids, "postgresql"),
+        pg_embeddings.c.embedding.is_not(None),
     )
     return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
