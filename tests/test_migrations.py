@@ -14,7 +14,7 @@ from app.migrate import downgrade, upgrade
 from app.models import Base
 
 # Backend-specific search structures live only in the migration (see app/models docstring).
-MIGRATION_ONLY_TABLES = {"alembic_version"}
+MIGRATION_ONLY_TABLES = {"alembic_version", "vector_removals"}  # SQLite-only counter
 MIGRATION_ONLY_COLUMNS = {("records", "search_tsv"), ("record_embeddings", "embedding")}
 MIGRATION_ONLY_INDEXES = {
     "ix_records_search_tsv",

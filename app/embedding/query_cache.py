@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from app.embedding.providers import Embedder
 
 MAX_ENTRIES = 4096
+# Query embedding runs beside the request's lexical SQL (both release the GIL: torch in its
+# kernels, psycopg while it waits on the database), which takes it off the critical path.
+_early = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
 
 _cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
 _lock = threading.Lock()
@@ -28,3 +32,8 @@ def query_vector(embedder: Embedder, query: str) -> list[float]:
         while len(_cache) > MAX_ENTRIES:
             _cache.popitem(last=False)
     return vector
+
+
+def query_vector_soon(embedder: Embedder, query: str) -> Future[list[float]]:
+    """`query_vector` started on a helper thread; the caller collects it with result()."""
+    return _early.submit(query_vector, embedder, query)

@@ -23,9 +23,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 
 from app.db import dialect_of
+from app.enums import Status
 from app.models import ProvenanceRow, RecordRow, TagRow
 from app.records.filters import RecordQuery
 from app.salience.repository import current_salience_sql
@@ -38,6 +40,19 @@ def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
     if vis.scopes is not None:
         cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(sorted(vis.scopes))))
     return cond
+
+
+def status_of(dialect: str, statuses: Sequence[str]) -> ColumnElement[str]:
+    """The status column as a filter on `statuses` should read it. Nearly every record is
+    active, but SQLite's sampled statistics (ANALYZE under analysis_limit, no STAT4) count
+    about a thousand records per status: with a few hundred candidate ids it then scanned
+    the status index instead of looking the ids up (126 ms instead of 3 at 200,000
+    records). A unary + keeps SQLite off that index whenever active records are wanted;
+    the index still finds the rare retracted or superseded ones."""
+    column: ColumnElement[str] = RecordRow.__table__.c.status
+    if dialect == "sqlite" and Status.active.value in statuses:
+        return UnaryExpression(column, operator=custom_op("+"), type_=String())
+    return column
 
 
 def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
@@ -78,7 +93,7 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     if flt.sensitivities:
         clauses.append(RecordRow.sensitivity.in_(list(flt.sensitivities)))
     if flt.statuses:
-        clauses.append(RecordRow.status.in_(list(flt.statuses)))
+        clauses.append(status_of(dialect, flt.statuses).in_(list(flt.statuses)))
     if flt.min_salience is not None:
         clauses.append(current_salience_sql(dialect, query.now) >= flt.min_salience)
     if flt.created_after is not None:

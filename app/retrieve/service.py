@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -17,7 +18,7 @@ from app import clock
 from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
-from app.embedding.query_cache import query_vector
+from app.embedding.query_cache import query_vector_soon
 from app.entities import repository as entity_repo
 from app.enums import MemoryType, Status
 from app.models import RecordRow, RelationRow
@@ -203,9 +204,10 @@ class RetrieveService:
         query = req.query or ""
         pool = max(self.settings.candidate_pool, req.limit)
         terms = query_terms(query)
+        embedding = query_vector_soon(self.embedder, query) if self.embedder else None
         lexical = search_repo.lexical(self.session, terms, records, pool)
-        cosine = self._vector(query, records, pool, list(lexical))
         entities = self._entities(query, req, trust)
+        cosine = self._vector(embedding, records, pool, list(lexical))
         components = ranking.fuse(lexical, cosine, entities)
         metas = search_repo.headers(self.session, list(components), records)
         components = {rid: c for rid, c in components.items() if rid in metas}
@@ -230,12 +232,16 @@ class RetrieveService:
         )
 
     def _vector(
-        self, query: str, records: RecordQuery, pool: int, also: list[str]
+        self,
+        embedding: Future[list[float]] | None,
+        records: RecordQuery,
+        pool: int,
+        also: list[str],
     ) -> dict[str, float] | None:
-        if self.embedder is None:
+        if embedding is None:
             return None
         try:
-            vector = query_vector(self.embedder, query)
+            vector = embedding.result()
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None

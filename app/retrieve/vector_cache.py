@@ -21,7 +21,7 @@ from app.models import RecordRow
 class _Matrix:
     """Unit vectors of one database, rows appended in record_embeddings rowid order."""
 
-    count: int = 0  # rows of record_embeddings seen (the change signature with max_rowid)
+    removals: int = -1  # vector_removals.n when loaded (the change signature with max_rowid)
     max_rowid: int = 0
     ids: list[str] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict)
@@ -29,7 +29,7 @@ class _Matrix:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
-        self.count, self.max_rowid = 0, 0
+        self.removals, self.max_rowid = -1, 0
         self.ids, self.position, self.buffer = [], {}, None
 
     def append(self, rid: str, vector: np.ndarray) -> None:
@@ -57,28 +57,30 @@ _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
 
 
 def _refresh(session: Session, cache: _Matrix) -> None:
-    """Load rows added since the last look; rebuild when any row disappeared."""
-    count, max_rowid = session.execute(
-        text("SELECT count(*), coalesce(max(rowid), 0) FROM record_embeddings")
+    """Load rows added since the last look; rebuild when any row was removed. Both checks
+    take constant time: max(rowid), and the counter migration 0008's trigger keeps."""
+    removals, max_rowid = session.execute(
+        text(
+            "SELECT (SELECT n FROM vector_removals WHERE id = 1), "
+            "(SELECT coalesce(max(rowid), 0) FROM record_embeddings)"
+        )
     ).one()
-    if count == cache.count and max_rowid == cache.max_rowid:
+    if removals != cache.removals:  # rows were deleted or replaced: start over
+        cache.reset()
+        cache.removals = removals
+    if max_rowid == cache.max_rowid:
         return
     new = session.execute(
         text(
-            "SELECT rowid, record_id, vector FROM record_embeddings "
-            "WHERE rowid > :after ORDER BY rowid"
+            "SELECT record_id, vector FROM record_embeddings "
+            "WHERE rowid > :after AND rowid <= :upto ORDER BY rowid"
         ),
-        {"after": cache.max_rowid},
+        {"after": cache.max_rowid, "upto": max_rowid},
     ).all()
-    if cache.count + len(new) != count:  # rows were deleted or replaced: start over
-        cache.reset()
-        _refresh(session, cache)
-        return
-    for rowid, rid, blob in new:
+    for rid, blob in new:
         if blob is not None:
             cache.append(rid, np.frombuffer(blob, dtype=np.float32))
-        cache.max_rowid = max(cache.max_rowid, int(rowid))
-    cache.count = count
+    cache.max_rowid = max_rowid
 
 
 def _passing(

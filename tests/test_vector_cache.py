@@ -1,0 +1,133 @@
+"""The SQLite vector matrix stays current without counting rows: added vectors appear,
+replaced ones are re-read, removed ones are gone (migration 0008's removal counter); and
+a candidate-id filter looks ids up by key whatever the number of ids."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, select, text
+
+from app.db import Database, Tier
+from app.embedding import queue_repository as queue_repo
+from app.models import RecordRow
+from app.records.filters import RecordFilter, RecordQuery
+from app.records.repository import query_clauses
+from app.retrieve.vector_cache import sqlite_nearest
+from app.trust import Visibility
+from tests.conftest import auth, make_settings
+
+DIM = 384
+
+
+@pytest.fixture
+def sqlite_db(
+    sqlite_template: Path, tmp_path: Path, make_client: Callable[..., TestClient]
+) -> Iterator[tuple[Database, TestClient]]:
+    target = tmp_path / "membrane.db"
+    shutil.copyfile(sqlite_template, target)
+    db = Database(f"sqlite:///{target}")
+    yield db, make_client(make_settings(f"sqlite:///{target}"))
+    db.dispose()
+
+
+def axis(i: int) -> list[float]:
+    v = [0.0] * DIM
+    v[i] = 1.0
+    return v
+
+
+def add_records(client: TestClient, n: int) -> list[str]:
+    """n semantic facts through batch capture; their ids in order."""
+    ids: list[str] = []
+    for start in range(0, n, 1000):
+        items = [
+            {"source": "t", "source_kind": "observation", "content": {"text": f"fact {i}"}}
+            for i in range(start, min(n, start + 1000))
+        ]
+        r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+        assert r.status_code == 200, r.text
+        ids += [x["result"]["primary_record"]["id"] for x in r.json()["results"]]
+    return ids
+
+
+def nearest(db: Database, query: int, also: Sequence[str] = ()) -> dict[str, float]:
+    q = np.asarray(axis(query), dtype=np.float32)
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    with db.transaction() as s:
+        return sqlite_nearest(s, q, query_clauses(records, "sqlite"), 10, list(also))
+
+
+def test_matrix_follows_added_replaced_and_removed_vectors(
+    sqlite_db: tuple[Database, TestClient],
+) -> None:
+    db, client = sqlite_db
+    a, b, c = add_records(client, 3)
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, Tier.sqlite, "m", [(a, axis(0)), (b, axis(1))])
+    assert nearest(db, 0)[a] == pytest.approx(1.0)
+
+    with db.transaction() as s:  # added: c appears
+        queue_repo.store_vectors(s, Tier.sqlite, "m", [(c, axis(2))])
+    assert nearest(db, 2)[c] == pytest.approx(1.0)
+
+    with db.transaction() as s:  # replaced: a now points along axis 3
+        queue_repo.store_vectors(s, Tier.sqlite, "m", [(a, axis(3))])
+    found = nearest(db, 3)
+    assert found[a] == pytest.approx(1.0)
+    assert nearest(db, 0, also=[a])[a] == pytest.approx(0.0)
+
+    with db.transaction() as s:  # removed with its record (ON DELETE CASCADE)
+        s.execute(text("PRAGMA foreign_keys = ON"))
+        s.execute(delete(RecordRow).where(RecordRow.id == b))
+    with db.transaction() as s:
+        removals = s.scalar(text("SELECT n FROM vector_removals"))
+        left = set(s.scalars(text("SELECT record_id FROM record_embeddings")))
+    assert left == {a, c}
+    assert removals == 2  # a's replacement and b's removal
+    assert b not in nearest(db, 1, also=[b])
+
+
+# sqlite_stat1 of the records table as ANALYZE (analysis_limit 1000) left it in the
+# 200,000-record scale store: ~1,000 records per status, which is wrong by two orders.
+SCALE_STATS = {
+    "ix_records_status": "206700 1001",
+    "ix_records_embedding_status": "201159 1001",
+    "ix_records_created": "204309 1 1",
+    "ix_records_type_created": "197505 1001 1",
+    "ix_records_scope_created": "249936 167 1",
+    "sqlite_autoindex_records_1": "216376 1",
+}
+
+
+def test_many_candidate_ids_are_looked_up_by_key(sqlite_db: tuple[Database, TestClient]) -> None:
+    """With statistics that count ~1,000 records per status, SQLite used to scan the status
+    index for an IN list of 800 ids (126 ms at 200,000 records instead of 7)."""
+    db, client = sqlite_db
+    ids = add_records(client, 5) + [f"missing-{i}" for i in range(795)]
+    with db.transaction() as s:
+        s.execute(text("ANALYZE"))
+        s.execute(text("DELETE FROM sqlite_stat1 WHERE tbl = 'records'"))
+        for index, stat in SCALE_STATS.items():
+            s.execute(
+                text("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('records', :i, :s)"),
+                {"i": index, "s": stat},
+            )
+        s.execute(text("ANALYZE sqlite_schema"))  # reload the statistics
+    records = RecordQuery(
+        RecordFilter(statuses=["active", "contested"]), Visibility(4, None), time.time()
+    )
+    with db.transaction() as s:
+        clauses = query_clauses(records, "sqlite")
+        stmt = select(RecordRow.id).where(RecordRow.id.in_(ids), *clauses)
+        compiled = stmt.compile(s.get_bind(), compile_kwargs={"literal_binds": True})
+        plan = " ".join(str(r[-1]) for r in s.execute(text(f"EXPLAIN QUERY PLAN {compiled}")))
+        assert len(set(s.scalars(stmt))) == 5
+    assert "ix_records_status" not in plan
+    assert "sqlite_autoindex_records_1" in plan
