@@ -12,6 +12,7 @@ from sqlalchemy import text
 from app.db import Database
 from app.records import repository as record_repo
 from app.retrieve import pg_text_repository as pg_text
+from app.retrieve import service as retrieve_service
 from tests.conftest import auth, make_settings
 
 
@@ -351,3 +352,32 @@ def test_postgres_large_store_rules_select_by_rare_words_and_score_with_all(
     result = retrieve(client, query="Caroline pottery", expand_context=False, limit=5)
     assert ids(result)[:2] == [both["id"], rare_only["id"]]  # scored with both words
     assert len(result["items"]) == 2  # records with only the common word are not ranked
+
+
+def test_postgres_small_scope_reads_every_record_of_the_scope(
+    pg_url: str, make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope that holds few records is searched record by record: there even the words
+    that the large-store rules leave out of selection find their records."""
+    client = make_client(make_settings(pg_url))
+    db = Database(pg_url)
+    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_text, "COMMON_FRACTION", 0.3)
+    for i in range(8):
+        capture(client, f"Caroline talked about the weather on day {i}", scope="elsewhere")
+    common_only = capture(client, "Caroline talked about the weather", scope="team")
+    rare_only = capture(client, "A pottery kiln needs hours to cool", scope="team")
+    with db.transaction() as session:
+        session.execute(text("ANALYZE records"))
+    db.dispose()
+    wide = retrieve(client, query="Caroline pottery", expand_context=False, limit=5)
+    assert common_only["id"] not in ids(wide)  # across scopes only the rare word selects
+    narrow = retrieve(
+        client, query="Caroline pottery", scopes=["team"], expand_context=False, limit=5
+    )
+    assert sorted(ids(narrow)) == sorted([common_only["id"], rare_only["id"]])
+    monkeypatch.setattr(retrieve_service, "SMALL_SCOPE", 1)  # the scope counts as large
+    narrow = retrieve(
+        client, query="Caroline pottery", scopes=["team"], expand_context=False, limit=5
+    )
+    assert ids(narrow) == [rare_only["id"]]

@@ -55,6 +55,12 @@ def status_of(dialect: str, statuses: Sequence[str]) -> ColumnElement[str]:
     return column
 
 
+def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
+    """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
+    inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
+    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
+
+
 def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
     """`column` is one of `ids`. On PostgreSQL one array parameter (`= ANY`): a few
     hundred candidate ids as separate parameters cost more to bind and parse than the

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import (
     ARRAY,
@@ -41,7 +42,7 @@ from sqlalchemy import (
     text,
     true,
 )
-from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -78,16 +79,18 @@ def bm25(
     limit: int,
     *,
     scoped: bool,
+    small_scope: bool = False,
 ) -> dict[str, float]:
     """record id → BM25 score of the best `limit` records matching any query lexeme
-    (`scoped`: the clauses name scopes, so the matches are few whatever the store)."""
+    (`scoped`: the clauses name scopes, so the matches are few whatever the store;
+    `small_scope`: those scopes hold few records, so every one of them is checked)."""
     lexemes = _lexemes(session, " ".join(terms))
     if not lexemes:
         return {}
     total, df = _frequencies(session, lexemes)
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
-    if total >= LARGE_STORE:
+    if total >= LARGE_STORE and not small_scope:
         rare = [lx for lx in lexemes if 0 < df[lx] <= COMMON_FRACTION * total]
         selective = rare or lexemes
     tsq = cast(bindparam("tsq", " | ".join(_quote(lx) for lx in selective)), TSQUERY)
@@ -102,7 +105,7 @@ def bm25(
         RecordRow.id.label("id"),
         query_only.label("tsv"),
         cast(func.length(_tsv), Float).label("dl"),
-    ).where(_tsv.op("@@")(tsq), *clauses)
+    ).where(_matching(tsq, small_scope), *clauses)
     if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
     matches = matched.cte("matches")
@@ -129,6 +132,17 @@ def bm25(
         .limit(limit)
     )
     return {rid: float(s) for rid, s in session.execute(stmt)}
+
+
+def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]:
+    """The full-text match. In a small scope it is checked on the scope's rows, which the
+    scope index finds: the GIN index is kept out of the plan (an expression it does not
+    index), as PostgreSQL otherwise ANDed the scope with the posting lists of common words
+    (184,000 rows at 1M records: 62 ms, against ~2 ms for the scope's thousand rows)."""
+    if small_scope:
+        unindexed = func.coalesce(_tsv, cast(literal(""), TSVECTOR))
+        return unindexed.op("@@")(tsq)
+    return _tsv.op("@@")(tsq)
 
 
 def _lexemes(session: Session, query: str) -> list[str]:

@@ -58,15 +58,22 @@ def layer_rank() -> ColumnElement[int]:
 
 
 def lexical(
-    session: Session, terms: Sequence[str], records: RecordQuery, limit: int
+    session: Session,
+    terms: Sequence[str],
+    records: RecordQuery,
+    limit: int,
+    *,
+    small_scope: bool = False,
 ) -> dict[str, float]:
-    """record id → BM25 score (higher is better) of the best `limit` matches."""
+    """record id → BM25 score (higher is better) of the best `limit` matches
+    (`small_scope`: see retrieve.service.SMALL_SCOPE)."""
     if not terms:
         return {}
     if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), records, limit)
     clauses = query_clauses(records, "postgresql")
-    return pg_text.bm25(session, terms, clauses, limit, scoped=bool(records.filter.scopes))
+    scoped = bool(records.filter.scopes)
+    return pg_text.bm25(session, terms, clauses, limit, scoped=scoped, small_scope=small_scope)
 
 
 def _sqlite_bm25(

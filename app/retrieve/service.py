@@ -22,6 +22,7 @@ from app.embedding.query_cache import query_vector_soon
 from app.entities import repository as entity_repo
 from app.enums import MemoryType, Status
 from app.models import RecordRow, RelationRow
+from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.views import full_view, redacted_view
 from app.relations import repository as relation_repo
@@ -47,6 +48,10 @@ DEFAULT_STATUSES = (Status.active.value, Status.contested.value)
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
+# Scopes holding fewer records than this are searched by reading all of them (exact
+# vectors, every row checked for words) rather than through the store-wide indexes,
+# which on a large store find mostly records of other scopes.
+SMALL_SCOPE = 20_000
 
 
 def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
@@ -205,9 +210,12 @@ class RetrieveService:
         pool = max(self.settings.candidate_pool, req.limit)
         terms = query_terms(query)
         embedding = query_vector_soon(self.embedder, query) if self.embedder else None
-        lexical = search_repo.lexical(self.session, terms, records, pool)
+        small = bool(req.scopes) and record_repo.scopes_hold_fewer(
+            self.session, req.scopes, SMALL_SCOPE
+        )
+        lexical = search_repo.lexical(self.session, terms, records, pool, small_scope=small)
         entities = self._entities(query, req, trust)
-        cosine = self._vector(embedding, records, pool, list(lexical))
+        cosine = self._vector(embedding, records, pool, list(lexical), small)
         components = ranking.fuse(lexical, cosine, entities)
         metas = search_repo.headers(self.session, list(components), records)
         components = {rid: c for rid, c in components.items() if rid in metas}
@@ -237,6 +245,7 @@ class RetrieveService:
         records: RecordQuery,
         pool: int,
         also: list[str],
+        small_scope: bool,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
@@ -245,7 +254,9 @@ class RetrieveService:
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
-        return vector_repo.nearest(self.session, self.tier, vector, records, pool, also)
+        return vector_repo.nearest(
+            self.session, self.tier, vector, records, pool, also, small_scope=small_scope
+        )
 
     def _entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
         """Entity records whose canonical name or alias the query spells out."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sqlalchemy import func, select, text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -21,10 +21,6 @@ from app.records.repository import among, query_clauses
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
-# Requests naming scopes that hold fewer records than this are ranked by an exact scan of
-# those records straight away: HNSW returns ef_search rows before filters apply, so a small
-# scope of a large store keeps almost none of them and the exact scan followed anyway.
-EXACT_SCAN_MAX = 20_000
 
 
 def nearest(
@@ -34,27 +30,24 @@ def nearest(
     records: RecordQuery,
     limit: int,
     also: Sequence[str] = (),
+    *,
+    small_scope: bool = False,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
-    the records in `also` that have a vector (so every candidate can be scored)."""
+    the records in `also` that have a vector (so every candidate can be scored).
+    `small_scope`: the request's scopes hold few records (retrieve.service.SMALL_SCOPE);
+    PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
+    before filters apply, so a small scope of a large store keeps almost none of them and
+    the exact scan followed anyway."""
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
-        exact = bool(records.filter.scopes) and _scopes_hold_fewer(
-            session, records.filter.scopes, EXACT_SCAN_MAX
-        )
-        found = _pg_nearest(session, q, clauses, limit, exact=exact)
+        found = _pg_nearest(session, q, clauses, limit, exact=small_scope)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
         return sqlite_nearest(session, q, clauses, limit, also)
     return {}  # tier 2: no vectors
-
-
-def _scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
-    """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
-    inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
-    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
 
 
 def _pg_nearest(
