@@ -59,6 +59,7 @@ class CaptureService:
         self.records = records
         # LLM interpretation at capture (app/interpret): queued here, done off the request.
         self.interpret_llm = interpret_llm
+        self._names_locked = False  # a batch took every item's entity-name locks up front
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""
@@ -82,6 +83,7 @@ class CaptureService:
             n for req in requests for n in _names(req.scope, _mentions(req, fact_of(req.content)))
         ]
         entity_repo.lock_names(self.session, names)
+        self._names_locked = True
 
     def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
         cls = classify(req.source_kind, req.proposed_type)
@@ -89,7 +91,8 @@ class CaptureService:
         fact = fact_of(req.content)
         payload = self._payload(cls.memory_type, req, summary, fact)
         mentions = _mentions(req, fact)
-        entity_repo.lock_names(self.session, _names(req.scope, mentions))
+        if not self._names_locked:  # (held until the transaction ends; one round trip each)
+            entity_repo.lock_names(self.session, _names(req.scope, mentions))
         now = clock.now()
         created: list[RecordRow] = []
         entities = self.resolve_entities(mentions, req, trust, created)
