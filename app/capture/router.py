@@ -36,7 +36,7 @@ ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
 def _service(state: AppState, session: Session) -> CaptureService:
-    records = RecordService(session, state.policy)
+    records = RecordService(session, state.policy, defer_writes=True)
     return CaptureService(session, records, interpret_llm=state.interprets_captures)
 
 

@@ -111,16 +111,30 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     return clauses
 
 
-def add_record(session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = ()) -> None:
-    """Insert a record now (rows written with Core statements may refer to it) and stage
-    its tags and provenance for the caller's flush."""
+def add_record(
+    session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = (), *, now: bool = True
+) -> None:
+    """Stage a record with its tags and provenance. `now`: insert the record at once (rows
+    written with Core statements may refer to it); otherwise it waits for the caller's
+    `flush_records_first`, which writes many records in one statement."""
     session.add(row)
-    session.flush([row])
+    if now:
+        session.flush([row])
     for tag in row.tags:
         session.add(TagRow(record_id=row.id, tag=tag))
     for prov in provenance:
         prov.record_id = row.id
         session.add(prov)
+
+
+def flush_records_first(session: Session) -> None:
+    """Write everything staged, new records before the rows that refer to them. The
+    models declare no relationships, so a plain flush does not order tables by their
+    foreign keys; each table's rows still go out in one multi-row statement."""
+    records = [obj for obj in session.new if isinstance(obj, RecordRow)]
+    if records:
+        session.flush(records)
+    session.flush()
 
 
 def add_provenance(session: Session, record_id: str, provenance: ProvenanceRow) -> None:
