@@ -100,3 +100,86 @@ def test_a_batch_of_a_thousand_is_stored_whole(client: TestClient, db: Database)
     r = post_batch(client, [event(f"turn {i}", scope=f"s{i % 7}") for i in range(1000)])
     assert r.status_code == 200 and r.json()["created"] == 1000
     assert record_count(db) == 1000
+
+
+def _entities_named(db: Database, name: str) -> list[str]:
+    with db.transaction() as s:
+        rows = s.execute(select(RecordRow.id, RecordRow.payload).where(RecordRow.type == "entity"))
+        return [rid for rid, payload in rows if payload["canonical_name"] == name]
+
+
+def test_a_batch_resolves_stored_entities_under_the_callers_ceiling(
+    client: TestClient, db: Database
+) -> None:
+    """The batch looks its names up in one query up front; that look-up keeps the rule
+    of a single capture: the oldest entity the caller may read, never one above it."""
+    admin = auth("admin")
+    hidden = client.post(
+        "/v1/capture",
+        json=event("briefing", content={"entities": ["Nightfall"]}, scope="s", sensitivity="hyper"),
+        headers=admin,
+    ).json()["created_records"][0]["id"]
+    stored = client.post(
+        "/v1/capture",
+        json=event("met Alice", content={"entities": ["Alice"]}, scope="s"),
+        headers=W,
+    ).json()["created_records"][0]["id"]
+    items = [
+        event("Alice again", content={"entities": ["alice"]}, scope="s"),
+        event("Nightfall, as the writer sees it", content={"entities": ["Nightfall"]}, scope="s"),
+        event("Nightfall once more", content={"entities": ["NIGHTFALL"]}, scope="s"),
+        event("Alice elsewhere", content={"entities": ["Alice"]}, scope="other"),
+    ]
+    results = [x["result"] for x in post_batch(client, items).json()["results"]]
+    mentioned = [
+        [e["target_id"] for e in r["edges"] if e["predicate"] == "mentions_entity"] for r in results
+    ]
+    writers_nightfall = results[1]["created_records"][0]["id"]
+    assert mentioned[0] == [stored] and results[0]["created_records"] == []
+    assert writers_nightfall != hidden and mentioned[1] == [writers_nightfall]
+    assert mentioned[2] == [writers_nightfall] and results[2]["created_records"] == []
+    assert mentioned[3] != [stored] and len(results[3]["created_records"]) == 1
+    assert sorted(_entities_named(db, "Nightfall")) == sorted([hidden, writers_nightfall])
+
+
+def test_working_state_items_share_the_batchs_entities(client: TestClient, db: Database) -> None:
+    """A working-state item runs in its own savepoint (it may retire earlier snapshots):
+    entities staged before it and created by it are still resolved once."""
+    working = {
+        "source": "planner",
+        "source_kind": "working_state",
+        "scope": "s",
+        "content": {"thread_id": "t1", "state": "done", "entities": ["Alice"]},
+    }
+    items = [
+        event("met Alice", content={"entities": ["Alice"]}, scope="s"),
+        working,
+        {**working, "content": {"thread_id": "t2", "state": "executing", "entities": ["Bob"]}},
+        event("Alice and Bob", content={"entities": ["Alice", "Bob"]}, scope="s"),
+    ]
+    body = post_batch(client, items).json()
+    assert [x["status"] for x in body["results"]] == [201] * 4
+    alice, bob = _entities_named(db, "Alice"), _entities_named(db, "Bob")
+    assert len(alice) == 1 and len(bob) == 1
+    last = body["results"][3]["result"]
+    assert sorted(e["target_id"] for e in last["edges"] if e["predicate"] == "mentions_entity") == (
+        sorted(alice + bob)
+    )
+
+
+def test_entities_of_a_refused_item_are_forgotten(db: Database) -> None:
+    """An item refused after it created an entity drops that entity's staged rows; later
+    items must not resolve to it (KnownEntities.forget_since)."""
+    from app.capture.known_entities import KnownEntities
+
+    with db.transaction() as s:
+        known = KnownEntities(s)
+        known.prefetch([("s", "Carol")])
+        row = RecordRow(id="e-1", scope="s", sensitivity=1, created_at=1.0)
+        mark = known.mark()
+        known.created(row, ["Carol", "Caz"])
+        assert known.resolve("s", ["caz"], max_rank=4) == "e-1"
+        assert known.resolve("s", ["carol"], max_rank=0) is None  # above this ceiling
+        known.forget_since(mark)
+        assert known.resolve("s", ["Carol"], max_rank=4) is None
+        assert known.resolve("s", ["Caz"], max_rank=4) is None

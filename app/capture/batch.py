@@ -76,7 +76,7 @@ def _capture_item(
     if isinstance(request, CaptureBatchItem):
         return request
     staged.clear()
-    mark = service.staged_mark()
+    mark = service.entities.mark()
     try:
         if _may_update(request):
             service.write_staged()  # the savepoint then holds this item alone
@@ -89,7 +89,7 @@ def _capture_item(
         for row in staged:
             if row in service.session:
                 service.session.expunge(row)
-        service.forget_staged_since(mark)
+        service.entities.forget_since(mark)
         problem = Problem(
             type=PROBLEM_BASE + exc.slug,
             title=exc.title,

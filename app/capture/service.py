@@ -21,6 +21,7 @@ from app.capture.classifier import (
     summary_of,
     working_payload,
 )
+from app.capture.known_entities import KnownEntities
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
 from app.capture.working import close_thread, closes_thread
 from app.entities import repository as entity_repo
@@ -61,11 +62,7 @@ class CaptureService:
         # LLM interpretation at capture (app/interpret): queued here, done off the request.
         self.interpret_llm = interpret_llm
         self._names_locked = False  # a batch took every item's entity-name locks up front
-        # Entities created here and not written yet (when records defers its writes, a
-        # batch writes once at its end): (scope, term) → [(order, sensitivity, id)], so a
-        # later mention in the same request or batch resolves to them.
-        self._staged_entities: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
-        self._staged_count = 0
+        self.entities = KnownEntities(session)
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""
@@ -76,20 +73,6 @@ class CaptureService:
     def write_staged(self) -> None:
         """Write every staged row (records first)."""
         record_repo.flush_records_first(self.session)
-        self._staged_entities.clear()
-
-    def staged_mark(self) -> int:
-        return self._staged_count
-
-    def forget_staged_since(self, mark: int) -> None:
-        """Forget the entities staged after `mark` (their capture failed; a batch
-        expunges its rows)."""
-        for key, found in list(self._staged_entities.items()):
-            kept = [entry for entry in found if entry[0] < mark]
-            if kept:
-                self._staged_entities[key] = kept
-            else:
-                del self._staged_entities[key]
 
     def describe(self, result: CaptureResult) -> CaptureResponse:
         """The answer of a written capture: its records with their edges."""
@@ -106,12 +89,14 @@ class CaptureService:
 
     def lock_entities(self, requests: Sequence[CaptureRequest]) -> None:
         """Take, in one global order, the entity-name locks of several captures that will
-        run in this transaction (a batch), so that no two batches deadlock."""
+        run in this transaction (a batch), so that no two batches deadlock; then look up
+        the entities of all those names in one query."""
         names = [
             n for req in requests for n in _names(req.scope, _mentions(req, fact_of(req.content)))
         ]
         entity_repo.lock_names(self.session, names)
         self._names_locked = True
+        self.entities.prefetch(names)
 
     def capture(self, req: CaptureRequest, trust: TrustContext) -> CaptureResult:
         cls = classify(req.source_kind, req.proposed_type)
@@ -219,7 +204,7 @@ class CaptureService:
         resolved: dict[str, str] = {}
         for mention in mentions:
             names = [mention.name, *mention.aliases]
-            existing = self._resolve_entity(req.scope, names, trust.ceiling_rank)
+            existing = self.entities.resolve(req.scope, names, trust.ceiling_rank)
             if existing is not None:
                 resolved[mention.name.casefold()] = existing
                 continue
@@ -241,30 +226,8 @@ class CaptureService:
             row = self.records.create(spec, trust, source_kind=req.source_kind.value)
             created.append(row)
             resolved[mention.name.casefold()] = row.id
-            self._stage_entity(row, names)
+            self.entities.created(row, names)
         return resolved
-
-    def _resolve_entity(self, scope: str | None, names: list[str], max_rank: int) -> str | None:
-        """An existing entity named so (the oldest the caller may read), else one staged
-        by this request or batch."""
-        found = entity_repo.resolve(self.session, scope, names, max_rank)
-        if found is not None or not self._staged_entities:
-            return found
-        staged = [
-            entry
-            for term in {entity_repo.normalize(n) for n in names}
-            for entry in self._staged_entities.get((scope or "", term), [])
-            if entry[1] <= max_rank
-        ]
-        return min(staged)[2] if staged else None
-
-    def _stage_entity(self, row: RecordRow, names: list[str]) -> None:
-        if not self.records.defer_writes:
-            return
-        for term in {entity_repo.normalize(n) for n in names if entity_repo.normalize(n)}:
-            entry = (self._staged_count, row.sensitivity, row.id)
-            self._staged_entities.setdefault((row.scope or "", term), []).append(entry)
-        self._staged_count += 1
 
     def derive_fact(
         self,
@@ -315,7 +278,7 @@ class CaptureService:
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
-            obj = self._resolve_entity(scope, [fact[2]], trust.ceiling_rank)
+            obj = self.entities.resolve(scope, [fact[2]], trust.ceiling_rank)
             if obj is not None:
                 edges += relation_repo.add_pair(
                     self.session, fact_row.id, "object_entity", obj, now

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import select, text
+from sqlalchemy import select, text, tuple_
 from sqlalchemy.orm import Session
 
 from app.db import dialect_of
@@ -70,6 +70,31 @@ def resolve(session: Session, scope: str | None, names: Sequence[str], max_rank:
         .limit(1)
     )
     return session.scalar(stmt)
+
+
+def live_entities_named(
+    session: Session, keys: Sequence[tuple[str, str]]
+) -> list[tuple[tuple[str, str], str, float, int]]:
+    """((scope, term), record id, created_at, sensitivity) of every live entity record
+    named by one of `keys` (scope "" for unscoped, normalized terms): what `resolve`
+    chooses from, for many names at once."""
+    if not keys:
+        return []
+    stmt = (
+        select(
+            EntityTermRow.scope,
+            EntityTermRow.term,
+            RecordRow.id,
+            RecordRow.created_at,
+            RecordRow.sensitivity,
+        )
+        .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
+        .where(
+            tuple_(EntityTermRow.scope, EntityTermRow.term).in_(list(keys)),
+            RecordRow.status.in_(["active", "contested"]),
+        )
+    )
+    return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in session.execute(stmt)]
 
 
 def matching_terms(
