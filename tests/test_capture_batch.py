@@ -183,3 +183,43 @@ def test_entities_of_a_refused_item_are_forgotten(db: Database) -> None:
         known.forget_since(mark)
         assert known.resolve("s", ["Carol"], max_rank=4) is None
         assert known.resolve("s", ["Caz"], max_rank=4) is None
+
+
+def test_staged_rows_are_written_whatever_columns_they_set(
+    client: TestClient, db: Database
+) -> None:
+    """insert_staged writes a table in one statement when its rows set the same columns,
+    and through the ORM (defaults applied) when they do not; none is left pending."""
+    from app.models import RelationRow
+    from app.records.repository import insert_staged
+
+    rid = client.post("/v1/capture", json=event("anchor"), headers=W).json()["primary_record"]
+    with db.transaction() as s:
+        same = [
+            RelationRow(
+                source_id=rid["id"], predicate="p", target_id=f"x{i}", weight=0.5, created_at=1.0
+            )
+            for i in range(3)
+        ]
+        mixed = [
+            RelationRow(source_id=rid["id"], predicate="q", target_id="y", created_at=1.0),
+            RelationRow(
+                source_id=rid["id"], predicate="q", target_id="z", weight=0.25, created_at=1.0
+            ),
+        ]
+        s.add_all(same + mixed)
+        insert_staged(s, same + mixed)
+        assert not s.new
+    with db.transaction() as s:
+        stored = s.execute(
+            select(RelationRow.predicate, RelationRow.target_id, RelationRow.weight).where(
+                RelationRow.predicate.in_(["p", "q"])
+            )
+        ).all()
+    assert sorted(stored) == [
+        ("p", "x0", 0.5),
+        ("p", "x1", 0.5),
+        ("p", "x2", 0.5),
+        ("q", "y", 1.0),
+        ("q", "z", 0.25),
+    ]

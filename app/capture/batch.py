@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from sqlalchemy import event
-from sqlalchemy.orm import Session
 
 from app.capture.classifier import classify
 from app.capture.schemas import (
@@ -37,16 +35,7 @@ def capture_batch(
 ) -> CaptureBatchResponse:
     parsed = [_parse(i, raw) for i, raw in enumerate(items)]
     service.lock_entities([p for p in parsed if isinstance(p, CaptureRequest)])
-    staged: list[object] = []  # the rows the current item has staged so far
-
-    def track(_session: Session, instance: object) -> None:
-        staged.append(instance)
-
-    event.listen(service.session, "transient_to_pending", track)
-    try:
-        outcomes = [_capture_item(service, i, p, trust, staged) for i, p in enumerate(parsed)]
-    finally:
-        event.remove(service.session, "transient_to_pending", track)
+    outcomes = [_capture_item(service, i, p, trust) for i, p in enumerate(parsed)]
     service.write_staged()
     results = [
         CaptureBatchItem(index=i, status=201, result=service.describe(o))
@@ -71,12 +60,10 @@ def _capture_item(
     index: int,
     request: CaptureRequest | CaptureBatchItem,
     trust: TrustContext,
-    staged: list[object],
 ) -> CaptureResult | CaptureBatchItem:
     if isinstance(request, CaptureBatchItem):
         return request
-    staged.clear()
-    mark = service.entities.mark()
+    mark = service.mark()
     try:
         if _may_update(request):
             service.write_staged()  # the savepoint then holds this item alone
@@ -86,10 +73,7 @@ def _capture_item(
             return result
         return service.capture(request, trust)
     except DomainError as exc:
-        for row in staged:
-            if row in service.session:
-                service.session.expunge(row)
-        service.entities.forget_since(mark)
+        service.forget_since(mark)
         problem = Problem(
             type=PROBLEM_BASE + exc.slug,
             title=exc.title,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app import clock
@@ -63,6 +64,14 @@ class CaptureService:
         self.interpret_llm = interpret_llm
         self._names_locked = False  # a batch took every item's entity-name locks up front
         self.entities = KnownEntities(session)
+        # Rows staged and not yet written, in the order they were added (when records
+        # defers its writes): written by write_staged, dropped by forget_since.
+        self._staged: list[object] = []
+        if records.defer_writes:
+            event.listen(session, "transient_to_pending", self._on_staged)
+
+    def _on_staged(self, _session: Session, row: object) -> None:
+        self._staged.append(row)
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""
@@ -72,7 +81,21 @@ class CaptureService:
 
     def write_staged(self) -> None:
         """Write every staged row (records first)."""
-        record_repo.flush_records_first(self.session)
+        record_repo.insert_staged(self.session, self._staged)
+        self._staged.clear()
+
+    def mark(self) -> tuple[int, int]:
+        """Where a capture starts, for `forget_since` should it be refused."""
+        return len(self._staged), self.entities.mark()
+
+    def forget_since(self, mark: tuple[int, int]) -> None:
+        """Drop what was staged since `mark` (nothing of it was written)."""
+        rows, entities = mark
+        for row in self._staged[rows:]:
+            if row in self.session:
+                self.session.expunge(row)
+        del self._staged[rows:]
+        self.entities.forget_since(entities)
 
     def describe(self, result: CaptureResult) -> CaptureResponse:
         """The answer of a written capture: its records with their edges."""

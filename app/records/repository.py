@@ -17,12 +17,13 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    inspect,
     or_,
     select,
     update,
 )
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
 
@@ -127,14 +128,27 @@ def add_record(
         session.add(prov)
 
 
-def flush_records_first(session: Session) -> None:
-    """Write everything staged, new records before the rows that refer to them. The
-    models declare no relationships, so a plain flush does not order tables by their
-    foreign keys; each table's rows still go out in one multi-row statement."""
-    records = [obj for obj in session.new if isinstance(obj, RecordRow)]
-    if records:
-        session.flush(records)
-    session.flush()
+def insert_staged(session: Session, staged: Sequence[object]) -> None:
+    """Write rows staged with `session.add` (in the order given) as one multi-row INSERT
+    per table, records before the rows that refer to them, and take them out of the
+    session: the ORM's flush costs ~40 µs per row on top, which is most of a bulk capture.
+    A table whose rows do not all set the same columns goes through the ORM instead."""
+    new = session.new  # (a set built on each access)
+    pending = [obj for obj in staged if obj in new]
+    tables: dict[type, list[object]] = {}
+    for obj in pending:
+        tables.setdefault(type(obj), []).append(obj)
+    for cls in sorted(tables, key=lambda c: c is not RecordRow):
+        rows = tables[cls]
+        mapper: Mapper[Any] = inspect(cls)
+        columns = [attr.key for attr in mapper.column_attrs]
+        values = [{k: obj.__dict__[k] for k in columns if k in obj.__dict__} for obj in rows]
+        if any(v.keys() != values[0].keys() for v in values):
+            session.flush(rows)
+            continue
+        session.execute(insert(cls), values)
+        for obj in rows:
+            session.expunge(obj)
 
 
 def add_provenance(session: Session, record_id: str, provenance: ProvenanceRow) -> None:
