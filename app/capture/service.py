@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app import clock
@@ -66,12 +65,7 @@ class CaptureService:
         self.entities = KnownEntities(session)
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
-        self._staged: list[object] = []
-        if records.defer_writes:
-            event.listen(session, "transient_to_pending", self._on_staged)
-
-    def _on_staged(self, _session: Session, row: object) -> None:
-        self._staged.append(row)
+        self._staged = record_repo.track_staged(session) if records.defer_writes else []
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""

@@ -15,6 +15,7 @@ from sqlalchemy import (
     any_,
     bindparam,
     delete,
+    event,
     func,
     insert,
     inspect,
@@ -126,6 +127,18 @@ def add_record(
     for prov in provenance:
         prov.record_id = row.id
         session.add(prov)
+
+
+def track_staged(session: Session) -> list[object]:
+    """A list that receives, in order, every row `session.add` stages from now on (what
+    `insert_staged` is later given)."""
+    staged: list[object] = []
+
+    def on_staged(_session: Session, row: object) -> None:
+        staged.append(row)
+
+    event.listen(session, "transient_to_pending", on_staged)
+    return staged
 
 
 def insert_staged(session: Session, staged: Sequence[object]) -> None:
