@@ -160,7 +160,7 @@ class CapacitySettings(BaseModel):
     """Load shedding: at most max_in_flight /v1 requests run at once per process; up to
     max_queued more wait at most queue_timeout_s for a turn; the rest get 503 at once."""
 
-    max_in_flight: int = Field(default=16, ge=1, le=10_000)
+    max_in_flight: int = Field(default=4, ge=1, le=10_000)
     max_queued: int = Field(default=256, ge=0, le=100_000)
     queue_timeout_s: float = Field(default=1.0, gt=0)
     retry_after_s: int = Field(default=1, ge=1)

@@ -237,7 +237,15 @@ class Server:
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"api_workers": self.workers, "background": self.background, "rss_mb": self.rss_mb()}
+        from app.config import CapacitySettings
+
+        default = CapacitySettings().max_in_flight  # the servers inherit this process's env
+        return {
+            "api_workers": self.workers,
+            "background": self.background,
+            "max_in_flight": int(os.environ.get("MEMBRANE_CAPACITY__MAX_IN_FLIGHT", default)),
+            "rss_mb": self.rss_mb(),
+        }
 
 
 def _rss_kib(pid: int) -> int:
