@@ -60,8 +60,8 @@ bench-locomo: install-dev
 	$(BIN)/python bench/locomo.py --store sqlite --out bench/results/locomo-sqlite.json
 
 bench-load: install-dev
-	$(BIN)/python bench/load.py --store sqlite --out bench/results/load-sqlite.json
-	$(BIN)/python bench/load.py --store postgres --out bench/results/load-postgres.json
+	MEMBRANE_CAPACITY__MAX_IN_FLIGHT=2 $(BIN)/python bench/load.py --store sqlite --workers 2 --out bench/results/load-sqlite.json
+	$(BIN)/python bench/load.py --store postgres --workers 2 --out bench/results/load-postgres.json
 
 bench-scale: install-dev
 	$(BIN)/python bench/scale.py --store sqlite --records 200000 --reuse
