@@ -93,13 +93,15 @@ class LocalEmbedder:
         """Load the model (once per process) and check its dimension."""
         if self._checked:
             return
-        if self._onnx is not None:
-            try:
-                self._onnx.load()
-            except OnnxLoadError as exc:
-                raise EmbeddingError(str(exc)) from exc
-            self._check_dimension(self._onnx.dimension)
-            return
+        actual = _load_onnx(self._onnx) if self._onnx is not None else self._load_torch()
+        if actual != self.dimension:
+            raise EmbeddingError(
+                f"Model {self.name!r} makes {actual}-dimensional vectors but "
+                f"MEMBRANE_EMBEDDING__DIMENSION is {self.dimension}."
+            )
+        self._checked = True
+
+    def _load_torch(self) -> int:
         if self.threads is not None:
             import torch
 
@@ -116,15 +118,7 @@ class LocalEmbedder:
         measure = (
             getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
         )
-        self._check_dimension(int(measure()))
-
-    def _check_dimension(self, actual: int) -> None:
-        if actual != self.dimension:
-            raise EmbeddingError(
-                f"Model {self.name!r} makes {actual}-dimensional vectors but "
-                f"MEMBRANE_EMBEDDING__DIMENSION is {self.dimension}."
-            )
-        self._checked = True
+        return int(measure())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -139,6 +133,14 @@ class LocalEmbedder:
         with lock:
             vectors = st.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
         return [[float(x) for x in row] for row in vectors]
+
+
+def _load_onnx(model: OnnxMiniLM) -> int:
+    try:
+        model.load()
+    except OnnxLoadError as exc:
+        raise EmbeddingError(str(exc)) from exc
+    return model.dimension
 
 
 # -- OpenAI-compatible -----------------------------------------------------------------
@@ -231,7 +233,7 @@ class OpenAIEmbedder:
 
 def build_embedder(cfg: EmbeddingSettings, *, queries_only: bool = False) -> Embedder:
     """`queries_only`: this process embeds single queries, never batches of records (an
-    API process whose records are embedded by `python -m app.worker`): one torch thread
+    API process whose records are embedded by `python -m app.worker`): one model thread
     each, so several API processes share the cores instead of oversubscribing them."""
     if cfg.provider == "local":
         threads = 1 if queries_only else (cfg.threads or None)

@@ -114,13 +114,17 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
 
 
 def add_record(
-    session: Session, row: RecordRow, provenance: Sequence[ProvenanceRow] = (), *, now: bool = True
+    session: Session,
+    row: RecordRow,
+    provenance: Sequence[ProvenanceRow] = (),
+    *,
+    insert_at_once: bool = True,
 ) -> None:
-    """Stage a record with its tags and provenance. `now`: insert the record at once (rows
-    written with Core statements may refer to it); otherwise it waits for the caller's
-    `flush_records_first`, which writes many records in one statement."""
+    """Stage a record with its tags and provenance. `insert_at_once`: insert the record now
+    (rows written with Core statements may refer to it); otherwise it waits for the
+    caller's `insert_staged`, which writes many records in one statement."""
     session.add(row)
-    if now:
+    if insert_at_once:
         session.flush([row])
     for tag in row.tags:
         session.add(TagRow(record_id=row.id, tag=tag))

@@ -63,7 +63,7 @@ class RecordService:
         self.session = session
         self.policy = policy
         # Capture stages every row of a request (of a whole batch) and writes them at the
-        # end with records_repo.flush_records_first: a few multi-row INSERTs instead of
+        # end with record_repo.insert_staged: a few multi-row INSERTs instead of
         # three flushes per record. Other callers write each record as it is created.
         self.defer_writes = defer_writes
 
@@ -86,7 +86,9 @@ class RecordService:
         self._check_relation_targets(spec, trust)
         now = clock.now()
         row = _new_row(spec, pol, trust.actor_id, now)
-        record_repo.add_record(self.session, row, _provenance_rows(spec), now=not self.defer_writes)
+        record_repo.add_record(
+            self.session, row, _provenance_rows(spec), insert_at_once=not self.defer_writes
+        )
         for rel in spec.relations:
             relation_repo.add_pair(
                 self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
