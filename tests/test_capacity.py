@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -108,13 +109,23 @@ def test_concurrent_captures_lose_nothing_and_never_fail(db_url: str, db: Databa
         db_url, capacity={"max_in_flight": 4, "max_queued": 8, "queue_timeout_s": 0.5}
     )
     with live_server(settings) as url, httpx.Client(base_url=url, timeout=30) as client:
+        # One client per thread: 64 threads sharing one httpx pool once failed on the
+        # client side (a socket another thread had closed: EBADF), not in the service.
+        local = threading.local()
+        clients: list[httpx.Client] = []
 
         def capture(i: int) -> httpx.Response:
+            if not hasattr(local, "client"):
+                local.client = httpx.Client(base_url=url, timeout=30)
+                clients.append(local.client)
             body = {"source": "load", "source_kind": "event", "summary": f"turn {i}"}
-            return client.post("/v1/capture", json=body, headers=W)
+            response: httpx.Response = local.client.post("/v1/capture", json=body, headers=W)
+            return response
 
         with ThreadPoolExecutor(max_workers=64) as pool:
             answers = list(pool.map(capture, range(256)))
+        for each in clients:
+            each.close()
         statuses = {r.status_code for r in answers}
         assert statuses <= {201, 503}, statuses
         assert all("retry-after" in r.headers for r in answers if r.status_code == 503)
