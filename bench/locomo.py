@@ -469,7 +469,7 @@ def print_table(result: dict[str, Any]) -> None:
     systems: dict[str, dict[str, Any]] = {}
     if result.get("service"):
         systems["service"] = result["service"]
-    systems.update(result["baselines"])
+    systems.update(result["baselines"] or {})
     cols = [f"R@{k}" for k in KS] + ["hit@10"] + [f"c{c} R@10" for c in CATEGORIES]
     print(f"{'':10}" + "".join(f"{c:>9}" for c in cols))
     for name, s in systems.items():
@@ -508,6 +508,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="ablation: run the service without this signal (repeatable)",
     )
+    ap.add_argument(
+        "--skip-baselines", action="store_true", help="only the service (quicker iterations)"
+    )
     args = ap.parse_args(argv)
 
     convs = load_conversations(args.data, args.limit_conversations)
@@ -530,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "questions": sum(len(c.questions) for c in convs),
         "skipped": sum(c.skipped for c in convs),
         "service": service.summary if service else None,
-        "baselines": baselines(convs),
+        "baselines": None if args.skip_baselines else baselines(convs),
         "capture_per_s": service.capture_per_s if service else None,
         "embedding_lag_s": service.embedding_lag_s if service else None,
         "retrieve_ms": service.retrieve_ms if service else None,

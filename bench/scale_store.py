@@ -19,7 +19,8 @@ their speaker when it exists (mentions_entity / mentioned_in), a semantic fact h
 speaker as subject (subject_entity / fact_subject_of) and half of the facts derive from
 a recent episode of their scope (derived_from / derives); 30 % of episodes carry one tag.
 Rows go in through the service's bulk loader (COPY on PostgreSQL); on PostgreSQL the
-HNSW index is dropped for the load and built afterwards (its build time is reported).
+HNSW index is dropped for the load and built afterwards from its own definition, as the
+migrations made it (its build time is reported).
 No audit, provenance or job rows are written.
 """
 
@@ -63,10 +64,7 @@ TAGS = ["chat", "family", "work", "travel", "hobby", "health", "todo", "followup
 PREDICATES = ["said", "likes", "plans", "feels", "mentioned", "wants"]
 HALF_LIFE_S = 30 * 86400.0
 SPACING_S = 2.0
-HNSW = (  # as migrations/versions/0001_initial.py creates it
-    "CREATE INDEX IF NOT EXISTS ix_record_embeddings_hnsw ON record_embeddings "
-    "USING hnsw (embedding vector_cosine_ops)"
-)
+HNSW_INDEX = "ix_record_embeddings_hnsw"
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _PROPER = re.compile(r"(?<=[a-z,] )[A-Z][a-z]{3,}\b")
 
@@ -348,9 +346,12 @@ def build(
     timings: dict[str, Any] = {"embed_base_s": round(time.perf_counter() - t0, 1)}
     check_or_pin(db, MODEL, DIM)
     pgvector = db.tier is Tier.pgvector
-    if pgvector:
+    hnsw = ""
+    if pgvector:  # dropped for the load, then built as the migrations defined it
         with db.transaction() as session:
-            session.execute(text("DROP INDEX IF EXISTS ix_record_embeddings_hnsw"))
+            found = session.execute(text(f"SELECT pg_get_indexdef('{HNSW_INDEX}'::regclass)"))
+            hnsw = str(found.scalar_one())
+            session.execute(text(f"DROP INDEX {HNSW_INDEX}"))
     builder = Builder(corpus, base, n, scopes, seed)
     bar = Progress("loading records", n)
     t0 = time.perf_counter()
@@ -373,7 +374,7 @@ def build(
             # (pgvector ≥ 0.6 builds HNSW in parallel): 1,041 s → see bench/README.
             conn.execute(text("SET maintenance_work_mem = '4GB'"))
             conn.execute(text("SET max_parallel_maintenance_workers = 1"))
-            conn.execute(text(HNSW))
+            conn.execute(text(hnsw))
             conn.commit()
     timings["index_s"] = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()

@@ -183,8 +183,9 @@ def load_scale(name: str) -> dict[str, Any]:
     vector = data["vector_index"]
     if "recall_at_10" in vector:  # SQLite: an exact scan
         recall = {"recall_at_10": vector["recall_at_10"]}
-    else:  # PostgreSQL: the ef_search retrieve uses (2 × the candidate pool of 200)
-        recall = {"recall_at_10": vector["recall_at_10_ef400"], "ef_search": 400}
+    else:  # PostgreSQL: at the ef_search retrieve uses (files before it was a setting: 400)
+        ef = vector.get("retrieve_ef_search", 400)
+        recall = {"recall_at_10": vector[f"recall_at_10_ef{ef}"], "ef_search": ef}
     flat = {f"retrieve_{k}": v for k, v in data["retrieve_ms"].items()}
     return flat | {
         "store": data["store"],

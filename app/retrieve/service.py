@@ -255,7 +255,14 @@ class RetrieveService:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
         return vector_repo.nearest(
-            self.session, self.tier, vector, records, pool, also, small_scope=small_scope
+            self.session,
+            self.tier,
+            vector,
+            records,
+            pool,
+            also,
+            small_scope=small_scope,
+            ef_search=self.settings.ef_search,
         )
 
     def _entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:

@@ -32,17 +32,20 @@ def nearest(
     also: Sequence[str] = (),
     *,
     small_scope: bool = False,
+    ef_search: int = MAX_EF_SEARCH,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
     `small_scope`: the request's scopes hold few records (retrieve.service.SMALL_SCOPE);
     PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
     before filters apply, so a small scope of a large store keeps almost none of them and
-    the exact scan followed anyway."""
+    the exact scan followed anyway. `ef_search`: HNSW's search breadth (at least
+    `limit`)."""
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
-        found = _pg_nearest(session, q, clauses, limit, exact=small_scope)
+        ef = min(MAX_EF_SEARCH, max(ef_search, limit))
+        found = _pg_nearest(session, q, clauses, limit, ef=None if small_scope else ef)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
@@ -56,8 +59,9 @@ def _pg_nearest(
     clauses: Sequence[ColumnElement[bool]],
     limit: int,
     *,
-    exact: bool,
+    ef: int | None,
 ) -> dict[str, float]:
+    """`ef` None: an exact scan."""
     distance = pg_embeddings.c.embedding.cosine_distance(q)
     base = (
         select(pg_embeddings.c.record_id, distance)
@@ -67,9 +71,8 @@ def _pg_nearest(
     )
     # `+ 0` keeps the planner from using the index for this ordering.
     exact_order = distance + 0.0
-    if exact:
+    if ef is None:
         return {rid: 1.0 - float(d) for rid, d in session.execute(base.order_by(exact_order))}
-    ef = min(MAX_EF_SEARCH, max(40, 2 * limit))
     session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
     rows = list(session.execute(base.order_by(distance)))
     if len(rows) < limit:
