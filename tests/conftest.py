@@ -178,6 +178,10 @@ def make_settings(db_url: str, **overrides: Any) -> Settings:
         "scheduler": {"enabled": False},
         "embedding": {"provider": "none", "worker_enabled": False},
         "rate_limit": {"enabled": False},
+        # A request waits for its turn rather than being shed after the default second:
+        # what concurrent tests assert (no lost update, one write per key) must not hang
+        # on how busy the machine is. Tests of load shedding set their own capacity.
+        "capacity": {"queue_timeout_s": 30.0},
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
