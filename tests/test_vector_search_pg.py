@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,14 +24,15 @@ QUERY = axis(5)
 @pytest.fixture
 def db_with_vectors(
     pg_url: str, make_client: Callable[..., TestClient]
-) -> tuple[Database, list[str]]:
+) -> Iterator[tuple[Database, list[str]]]:
     """40 records; record i points along axis i."""
     client = make_client(make_settings(pg_url))
     ids = add_records(client, 40)
     db = Database(pg_url)
     with db.transaction() as s:
         queue_repo.store_vectors(s, Tier.pgvector, "m", [(r, axis(i)) for i, r in enumerate(ids)])
-    return db, ids
+    yield db, ids
+    db.dispose()
 
 
 def search(
@@ -55,7 +56,6 @@ def test_hnsw_search_breadth_follows_the_setting(
     assert max(found, key=lambda r: found[r]) == ids[5]
     assert found[ids[5]] == pytest.approx(1.0)
     assert len(found) == 10
-    db.dispose()
 
 
 def test_hnsw_search_is_never_narrower_than_the_candidates_wanted(
@@ -67,7 +67,6 @@ def test_hnsw_search_is_never_narrower_than_the_candidates_wanted(
     assert len(found) == 30
     _, ef = search(db, 10, 5000)  # pgvector's ceiling
     assert ef == str(vector_repo.MAX_EF_SEARCH)
-    db.dispose()
 
 
 def test_small_scope_is_ranked_exactly_without_hnsw(
@@ -78,4 +77,3 @@ def test_small_scope_is_ranked_exactly_without_hnsw(
     assert ef == "40"  # pgvector's default: the exact scan set nothing
     assert max(found, key=lambda r: found[r]) == ids[5]
     assert len(found) == 10
-    db.dispose()

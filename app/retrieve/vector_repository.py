@@ -32,7 +32,7 @@ def nearest(
     also: Sequence[str] = (),
     *,
     small_scope: bool = False,
-    ef_search: int = MAX_EF_SEARCH,
+    ef_search: int,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -40,7 +40,7 @@ def nearest(
     PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
     before filters apply, so a small scope of a large store keeps almost none of them and
     the exact scan followed anyway. `ef_search`: HNSW's search breadth (at least
-    `limit`)."""
+    `limit`; the caller's `MEMBRANE_RANKING__EF_SEARCH`)."""
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
