@@ -70,6 +70,10 @@ class EmbeddingSettings(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     batch_size: int = Field(default=128, ge=1, le=2048)
+    # A record's vector pools its whole text with up to this many of its sentences, each
+    # embedded alone (app/embedding/passages.py); 0 embeds the whole text only (one input
+    # per record, for a provider that bills per input or token).
+    max_passages: int = Field(default=16, ge=0, le=64)
     worker_interval_s: float = Field(default=0.5, gt=0)
     worker_enabled: bool = True
 

@@ -269,9 +269,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def run_server(store: str, vectors: bool = True) -> Iterator[str]:
+def run_server(store: str, vectors: bool = True, passages: bool = True) -> Iterator[str]:
     """Start a migrated Membrane server on a fresh store; yield its base URL. Without
-    `vectors` it runs with no embedder (the ablation of the vector signal)."""
+    `vectors` it runs with no embedder (the ablation of the vector signal); without
+    `passages` a record's vector is its whole text's alone (max_passages 0)."""
     import httpx
 
     with tempfile.TemporaryDirectory(prefix="membrane-locomo-") as tmp:
@@ -295,6 +296,8 @@ def run_server(store: str, vectors: bool = True) -> Iterator[str]:
                 HF_HUB_OFFLINE="1",
                 TRANSFORMERS_OFFLINE="1",
             )
+            if not passages:
+                env["MEMBRANE_EMBEDDING__MAX_PASSAGES"] = "0"
             subprocess.run(
                 [sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True
             )
@@ -504,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--without",
         action="append",
-        choices=["vector", "context"],
+        choices=["vector", "context", "passages"],
         default=[],
         help="ablation: run the service without this signal (repeatable)",
     )
@@ -521,7 +524,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     service: ServiceRun | None = None
     if args.store:
-        with run_server(args.store, vectors="vector" not in args.without) as url:
+        signals = {"vectors": "vector" not in args.without}
+        signals["passages"] = "passages" not in args.without
+        with run_server(args.store, **signals) as url:
             service = run_service(url, None, convs, args.concurrency, context)
     elif args.url:
         service = run_service(args.url, args.api_key, convs, args.concurrency, context)

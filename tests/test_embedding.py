@@ -9,16 +9,20 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import Database
+from app.embedding.passages import pooled
 from app.embedding.providers import EmbeddingError, OpenAIEmbedder
 from app.embedding.service import EmbeddingModelMismatch, check_or_pin, repin, requeue_unembedded
+from app.embedding.unit import unit_vector
 from app.embedding.worker import embed_pending
 from app.models import EmbeddingRow, RecordRow, SystemMetaRow
 from app.records import repository as record_repo
+from app.transfer.repository import vectors_of
 from tests.conftest import app_state, auth, make_settings
 from tests.embedding_support import DIM, FakeOpenAI, bag_of_words, openai_settings
 
@@ -36,7 +40,8 @@ def drain(client: TestClient) -> int:
     assert state.embedding is not None
     embedder = state.embedding.embedder
     total = 0
-    while settled := embed_pending(state.db, embedder, 16):
+    passages = state.settings.embedding.max_passages
+    while settled := embed_pending(state.db, embedder, 16, max_passages=passages):
         total += settled
     return total
 
@@ -115,6 +120,39 @@ def test_capture_queues_and_the_worker_embeds(
         assert stored is not None and stored.model == "fake-bow"
     ready = client.get("/readyz").json()["embedding"]
     assert ready == {"provider": "openai", "model": "fake-bow", "pending": 0}
+
+
+def test_a_record_vector_pools_its_text_with_its_sentences(
+    db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
+) -> None:
+    client = make_client(openai_settings(db_url, fake_openai))
+    summary = "Maria: I took a solo trip last year. I took this pic in Spain."
+    rid = capture(client, summary)
+    fake_openai.requests.clear()
+    drain(client)
+    with db.transaction() as session:
+        search_text = session.get(RecordRow, rid).search_text  # type: ignore[union-attr]
+        [(_, model, stored)] = vectors_of(session, db.tier, [rid])
+    sentences = ["Maria: I took a solo trip last year.", "Maria: I took this pic in Spain."]
+    # One call: the whole searchable text (with its date words), then each sentence.
+    assert fake_openai.requests == [{"model": "fake-bow", "input": [search_text, *sentences]}]
+    want = pooled(bag_of_words(search_text), [bag_of_words(s) for s in sentences])
+    assert model == "fake-bow"
+    assert np.allclose(stored, want, atol=1e-6)
+
+
+def test_max_passages_zero_embeds_the_whole_text_alone(
+    db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
+) -> None:
+    client = make_client(openai_settings(db_url, fake_openai, max_passages=0))
+    rid = capture(client, "Maria: I took a solo trip last year. I took this pic in Spain.")
+    fake_openai.requests.clear()
+    assert drain(client) == 1
+    with db.transaction() as session:
+        search_text = session.get(RecordRow, rid).search_text  # type: ignore[union-attr]
+        [(_, _, stored)] = vectors_of(session, db.tier, [rid])
+    assert fake_openai.requests == [{"model": "fake-bow", "input": [search_text]}]
+    assert np.allclose(stored, unit_vector(bag_of_words(search_text)), atol=1e-6)
 
 
 def test_pending_records_are_found_lexically_then_by_vector(

@@ -98,7 +98,15 @@ def test_retrieval_finds_paraphrases_by_vector(
         ids.append(r.json()["primary_record"]["id"])
     state = app_state(client)
     assert state.embedding is not None
-    assert embed_pending(state.db, state.embedding.embedder, 64) == 3
+    assert (
+        embed_pending(
+            state.db,
+            state.embedding.embedder,
+            64,
+            max_passages=state.settings.embedding.max_passages,
+        )
+        == 3
+    )
     query = {"query": "Who got a new dog?", "expand_context": False}  # no word in common
     result = client.post("/v1/retrieve", json=query, headers=auth("reader")).json()
     assert result["signals"] == ["lexical", "vector", "salience"]

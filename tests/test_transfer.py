@@ -374,7 +374,9 @@ def test_vectors_of_the_same_model_are_kept_others_are_queued(
 def drain(client: TestClient) -> int:
     state: Any = client.app.state.membrane  # type: ignore[attr-defined]
     total = 0
-    while settled := embed_pending(state.db, state.embedding.embedder, 16):
+    while settled := embed_pending(
+        state.db, state.embedding.embedder, 16, max_passages=state.settings.embedding.max_passages
+    ):
         total += settled
     return total
 

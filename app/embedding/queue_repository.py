@@ -7,6 +7,8 @@ in the `embedding vector(d)` column (app.models.pg_embeddings). Search is retrie
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import (
     delete,
@@ -33,15 +35,23 @@ def count_pending(session: Session) -> int:
     return int(session.scalar(stmt) or 0)
 
 
-def pending_batch(session: Session, limit: int) -> list[tuple[str, str]]:
-    """Oldest pending records first: (id, search_text)."""
+@dataclass(frozen=True)
+class PendingRecord:
+    id: str
+    type: str
+    payload: dict[str, Any]
+    search_text: str
+
+
+def pending_batch(session: Session, limit: int) -> list[PendingRecord]:
+    """Oldest pending records first."""
     stmt = (
-        select(RecordRow.id, RecordRow.search_text)
+        select(RecordRow.id, RecordRow.type, RecordRow.payload, RecordRow.search_text)
         .where(RecordRow.embedding_status == "pending")
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(limit)
     )
-    return [(rid, txt) for rid, txt in session.execute(stmt)]
+    return [PendingRecord(*row) for row in session.execute(stmt)]
 
 
 def still_pending(session: Session, ids: Sequence[str]) -> set[str]:

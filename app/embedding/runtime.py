@@ -55,7 +55,11 @@ class EmbeddingRuntime:
             check_or_pin(db, embedder.name, embedder.dimension)
             if cfg.worker_enabled and run_worker:
                 worker = EmbeddingWorker(
-                    db, embedder, batch_size=cfg.batch_size, interval_s=cfg.worker_interval_s
+                    db,
+                    embedder,
+                    batch_size=cfg.batch_size,
+                    interval_s=cfg.worker_interval_s,
+                    max_passages=cfg.max_passages,
                 )
                 worker.start()
         return cls(db, embedder, worker)

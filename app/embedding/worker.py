@@ -7,44 +7,71 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 
 from app.db import Database
 from app.embedding import queue_repository as repo
+from app.embedding.passages import passages, pooled
 from app.embedding.providers import Embedder
+from app.records.search_text import passage_text
 
 log = logging.getLogger("membrane.embedding")
 MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures
 
 
-def embed_pending(db: Database, embedder: Embedder, batch_size: int) -> int:
+def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
     """Embed one batch of pending records; returns how many records it settled."""
     with db.transaction() as session:
         batch = repo.pending_batch(session, batch_size)
     if not batch:
         return 0
-    with_text = [(rid, txt) for rid, txt in batch if txt.strip()]
-    vectors = embedder.embed([txt for _, txt in with_text]) if with_text else []
+    with_text = [r for r in batch if r.search_text.strip()]
+    vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
     with db.transaction() as session:
-        live = repo.still_pending(session, [rid for rid, _ in batch])
-        items = [
-            (rid, vec) for (rid, _), vec in zip(with_text, vectors, strict=True) if rid in live
-        ]
+        live = repo.still_pending(session, [r.id for r in batch])
+        items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
         repo.store_vectors(session, db.tier, embedder.name, items)
         repo.mark(session, [rid for rid, _ in items], "done")
-        empty = [rid for rid, txt in batch if not txt.strip() and rid in live]
+        empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
     return len(batch)
+
+
+def record_vectors(
+    embedder: Embedder, records: Sequence[repo.PendingRecord], max_passages: int
+) -> list[list[float]]:
+    """One vector per record: its whole searchable text pooled with its passages
+    (app/embedding/passages.py), every text embedded in one call. `max_passages` 0
+    embeds the whole text alone."""
+    groups = [
+        passages(passage_text(r.type, r.payload), max_passages) if max_passages else []
+        for r in records
+    ]
+    vectors = embedder.embed([r.search_text for r in records] + [p for g in groups for p in g])
+    out: list[list[float]] = []
+    start = len(records)
+    for whole, group in zip(vectors, groups, strict=False):
+        out.append(pooled(whole, vectors[start : start + len(group)]).tolist())
+        start += len(group)
+    return out
 
 
 class EmbeddingWorker:
     """A daemon thread draining the queue; polls every `interval_s` when it is empty."""
 
     def __init__(
-        self, db: Database, embedder: Embedder, *, batch_size: int, interval_s: float
+        self,
+        db: Database,
+        embedder: Embedder,
+        *,
+        batch_size: int,
+        interval_s: float,
+        max_passages: int,
     ) -> None:
         self.db = db
         self.embedder = embedder
         self.batch_size = batch_size
+        self.max_passages = max_passages
         self.interval_s = interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -62,7 +89,9 @@ class EmbeddingWorker:
         failures = 0
         while not self._stop.is_set():
             try:
-                settled = embed_pending(self.db, self.embedder, self.batch_size)
+                settled = embed_pending(
+                    self.db, self.embedder, self.batch_size, max_passages=self.max_passages
+                )
                 failures = 0
             except Exception:  # the worker must outlive a provider or database outage
                 log.exception("embedding batch failed")

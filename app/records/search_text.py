@@ -1,4 +1,8 @@
-"""The text a record is searched and embedded by, per type (pure)."""
+"""The text a record is searched and embedded by, per type (pure).
+
+`searchable_text` is what full-text search indexes and the embedder reads whole;
+`passage_text` is the record's own words without the date words searchable_text adds,
+which the embedder splits into passages (app/embedding/passages.py)."""
 
 from __future__ import annotations
 
@@ -23,14 +27,24 @@ def _compact(value: Any) -> str:
 
 
 def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
+    parts = _own_words(record_type, payload)
+    if record_type == "episodic":
+        # The events' dates, and the days their words name ("yesterday"), as words.
+        events = [(e.get("summary") or "", e.get("t")) for e in payload.get("timeline", [])]
+        parts.append(dated_terms(events))
+    return _join(parts)[:MAX_SEARCH_CHARS]
+
+
+def passage_text(record_type: str, payload: dict[str, Any]) -> str:
+    return _join(_own_words(record_type, payload))[:MAX_SEARCH_CHARS]
+
+
+def _own_words(record_type: str, payload: dict[str, Any]) -> list[Any]:
     if record_type == "episodic":
         parts: list[Any] = [payload.get("summary")]
         parts += [e.get("summary") for e in payload.get("timeline", [])]
         parts += [c.get("tool") for c in payload.get("tool_graph", [])]
         parts.append(payload.get("outcome"))
-        # The events' dates, and the days their words name ("yesterday"), as words.
-        events = [(e.get("summary") or "", e.get("t")) for e in payload.get("timeline", [])]
-        parts.append(dated_terms(events))
     elif record_type == "working":
         parts = [payload.get("context_summary"), _compact(payload.get("state"))]
         parts.append(_compact(payload.get("state_data")))
@@ -50,4 +64,4 @@ def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
     else:  # plan_graph
         parts = [payload.get("intent")]
         parts += [n.get("op") for n in payload.get("nodes", [])]
-    return _join(parts)[:MAX_SEARCH_CHARS]
+    return parts
