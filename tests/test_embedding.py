@@ -25,6 +25,7 @@ from app.records import repository as record_repo
 from app.transfer.repository import vectors_of
 from tests.conftest import app_state, auth, make_settings
 from tests.embedding_support import DIM, FakeOpenAI, bag_of_words, openai_settings
+from tests.lifecycle_support import semantic
 
 
 def capture(client: TestClient, summary: str, **extra: Any) -> str:
@@ -139,6 +140,23 @@ def test_a_record_vector_pools_its_text_with_its_sentences(
     want = pooled(bag_of_words(search_text), [bag_of_words(s) for s in sentences])
     assert model == "fake-bow"
     assert np.allclose(stored, want, atol=1e-6)
+
+
+def test_a_one_sentence_record_is_embedded_once(
+    db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
+) -> None:
+    client = make_client(openai_settings(db_url, fake_openai))
+    body = {"payload": semantic("alice", "paris"), "sensitivity": "low"}
+    r = client.post("/v1/records", json=body, headers=auth("admin"))
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    fake_openai.requests.clear()
+    assert drain(client) == 1
+    with db.transaction() as session:
+        [(_, _, stored)] = vectors_of(session, db.tier, [rid])
+    # Its only passage is its whole text: pooling a vector with itself changes nothing.
+    assert fake_openai.requests == [{"model": "fake-bow", "input": ["alice lives_in paris"]}]
+    assert np.allclose(stored, unit_vector(bag_of_words("alice lives_in paris")), atol=1e-6)
 
 
 def test_max_passages_zero_embeds_the_whole_text_alone(

@@ -21,6 +21,11 @@ def test_a_text_without_a_label_splits_plainly_and_repeats_once() -> None:
     assert passages(text) == ["The deploy failed.", "Rolled back to v2."]
 
 
+def test_lines_are_passages_too() -> None:
+    text = "deploy log\n  step 1 built the image\nstep 2 pushed it\n\n"
+    assert passages(text) == ["deploy log", "step 1 built the image", "step 2 pushed it"]
+
+
 def test_a_long_text_gives_at_most_the_limit() -> None:
     text = " ".join(f"Sentence number {i} here." for i in range(40))
     found = passages(text, limit=5)

@@ -24,14 +24,14 @@ import numpy.typing as npt
 MAX_PASSAGES = 16  # a long record's first sentences; bounds the worker's cost per record
 MIN_WORDS = 2  # "Thanks!" or "Wow." says nothing to search by
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")  # a sentence's end, or a line break
 # A speaker label: one to four words, then ": " (transcripts, chat logs).
 _LABEL = re.compile(r"^([A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){0,3}): ")
 
 
 def passages(text: str, limit: int = MAX_PASSAGES) -> list[str]:
-    """The distinct sentences of `text` worth embedding, each with the text's speaker
-    label, at most `limit`. A text of one sentence has one passage."""
+    """The distinct sentences (or lines) of `text` worth embedding, each with the text's
+    speaker label, at most `limit`. A text of one sentence has one passage."""
     match = _LABEL.match(text)
     label = match.group(0) if match else ""
     seen: set[str] = set()

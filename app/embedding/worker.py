@@ -43,10 +43,7 @@ def record_vectors(
     """One vector per record: its whole searchable text pooled with its passages
     (app/embedding/passages.py), every text embedded in one call. `max_passages` 0
     embeds the whole text alone."""
-    groups = [
-        passages(passage_text(r.type, r.payload), max_passages) if max_passages else []
-        for r in records
-    ]
+    groups = [_passages_beside(r, max_passages) for r in records]
     vectors = embedder.embed([r.search_text for r in records] + [p for g in groups for p in g])
     out: list[list[float]] = []
     start = len(records)
@@ -54,6 +51,15 @@ def record_vectors(
         out.append(pooled(whole, vectors[start : start + len(group)]).tolist())
         start += len(group)
     return out
+
+
+def _passages_beside(record: repo.PendingRecord, max_passages: int) -> list[str]:
+    if not max_passages:
+        return []
+    found = passages(passage_text(record.type, record.payload), max_passages)
+    # A record that is one sentence and nothing more (a fact, a skill's name) is its own
+    # passage; pooling a vector with itself gives the same vector, so it is embedded once.
+    return [] if found == [record.search_text.strip()] else found
 
 
 class EmbeddingWorker:
