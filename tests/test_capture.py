@@ -66,6 +66,26 @@ def test_observation_with_fact_creates_entities_semantic_and_paired_edges(
         assert [(a["action"], a["actor"]) for a in audit] == [("create", "writer")]
 
 
+def test_a_speaker_or_author_is_an_entity_the_record_mentions(client: TestClient) -> None:
+    first = capture(client, source_kind="event", content={"speaker": "Maria", "text": "hi"})
+    entity = first["created_records"][0]
+    assert (entity["type"], entity["payload"]["canonical_name"]) == ("entity", "Maria")
+    edges = {(e["source_id"], e["predicate"], e["target_id"]) for e in first["edges"]}
+    assert (first["primary_record"]["id"], "mentions_entity", entity["id"]) in edges
+    # the same party again, as an author and named in `entities` too: resolved, one edge
+    again = capture(
+        client,
+        source_kind="event",
+        content={"author": "maria", "entities": ["Maria"], "text": "bye"},
+    )
+    assert again["created_records"] == []
+    mentions = [e for e in again["edges"] if e["predicate"] == "mentions_entity"]
+    assert [e["target_id"] for e in mentions] == [entity["id"]]
+    # a speaker that is no string names nobody
+    odd = capture(client, source_kind="event", content={"speaker": {"id": 7}, "text": "?"})
+    assert odd["created_records"] == [] and odd["edges"] == []
+
+
 def test_entity_mentions_resolve_by_alias_within_scope(client: TestClient) -> None:
     first = capture(
         client,

@@ -262,6 +262,42 @@ def test_entity_names_in_the_query_boost_entity_records(client: TestClient) -> N
     assert "entity" in result["signals"]
 
 
+def test_records_mentioning_the_party_a_query_names_rank_higher(client: TestClient) -> None:
+    said = "I finally fixed the garden fence"
+    alice = capture(client, said, content={"speaker": "Alice"})
+    bob = capture(client, said, content={"speaker": "Bob"})  # newer: wins a tie
+    unnamed = retrieve(client, query="who fixed the garden fence?", types=["episodic"])
+    assert ids(unnamed) == [bob["id"], alice["id"]]
+    assert "entity" not in unnamed["signals"]
+
+    result = retrieve(client, query="How did Alice fix the garden fence?", types=["episodic"])
+    assert ids(result) == [alice["id"], bob["id"]]
+    first, second = (item["components"] for item in result["items"])
+    assert (first["entity"], second["entity"]) == (0.3, 0.0)
+    assert first["relevance"] == 1.0
+    assert second["relevance"] == pytest.approx(1 / 1.3)  # Alice's sum was raised by 30 %
+    assert "entity" in result["signals"]
+    by_bob = retrieve(client, query="What did Bob say about the fence?", types=["episodic"])
+    assert ids(by_bob) == [bob["id"], alice["id"]]
+
+
+def test_an_entity_above_the_ceiling_lends_no_lift(client: TestClient) -> None:
+    zed = create(client, {"kind": "entity", "canonical_name": "Zed"}, sensitivity="high")
+    mentioning = capture(client, "the fence is fixed", content={"speaker": "Zed"})
+    other = capture(client, "the fence is fixed")
+    assert mentioning["sensitivity"] == other["sensitivity"] == "low"
+    edges = client.get(f"/v1/records/{mentioning['id']}/relations", headers=auth("admin"))
+    assert zed["id"] in {e["target_id"] for e in edges.json()["outgoing"]}
+
+    query = {"query": "did Zed fix the fence", "types": ["episodic"], "expand_context": False}
+    writer = retrieve(client, "writer", **query)  # may read the high entity
+    assert ids(writer) == [mentioning["id"], other["id"]]
+    assert writer["items"][0]["components"]["entity"] == 0.3
+    reader = retrieve(client, "reader", **query)  # may not: the two rank as equals
+    assert ids(reader) == [other["id"], mentioning["id"]]
+    assert [item["components"]["entity"] for item in reader["items"]] == [0.0, 0.0]
+
+
 def competence(name: str, trigger: str, successes: int, failures: int) -> dict[str, Any]:
     return {
         "kind": "competence",

@@ -58,10 +58,18 @@ def fact_of(content: Any) -> tuple[str, str, Any] | None:
     return None
 
 
+# Content fields that name who said or wrote what is captured (a transcript turn's
+# speaker, a message's author): that party is an entity the record mentions.
+SPEAKER_KEYS = ("speaker", "author")
+
+
 def mentions_of(content: Any, context: dict[str, Any]) -> list[Mention]:
-    """Entity mentions named explicitly in content/context `entities` (strings or objects)."""
+    """Entity mentions named explicitly in content/context `entities` (strings or objects),
+    and the content's speaker or author."""
     found: dict[str, Mention] = {}
-    raw = list(as_dict(content).get("entities") or []) + list(context.get("entities") or [])
+    data = as_dict(content)
+    raw = list(data.get("entities") or []) + list(context.get("entities") or [])
+    raw += [data[key] for key in SPEAKER_KEYS if isinstance(data.get(key), str)]
     for item in raw:
         mention: Mention | None = None
         if isinstance(item, str) and item.strip():

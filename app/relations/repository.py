@@ -107,3 +107,27 @@ def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationR
         .limit(limit)
     )
     return list(session.scalars(stmt))
+
+
+def mentioning(
+    session: Session, entity_ids: Sequence[str], record_ids: Sequence[str], vis: Visibility
+) -> set[str]:
+    """The records among `record_ids` with a `mentions_entity` edge to one of `entity_ids`
+    that is live and readable under `vis` (an entity the caller may not read lends
+    nothing, so a ranking cannot hint at it)."""
+    if not entity_ids or not record_ids:
+        return set()
+    entity = aliased(RecordRow)
+    stmt = (
+        select(RelationRow.source_id)
+        .join(entity, entity.id == RelationRow.target_id)
+        .where(
+            RelationRow.predicate == "mentions_entity",
+            RelationRow.source_id.in_(sorted(set(record_ids))),
+            RelationRow.target_id.in_(sorted(set(entity_ids))),
+            entity.status.in_(["active", "contested"]),
+            visible(vis, entity),
+        )
+        .distinct()
+    )
+    return set(session.scalars(stmt))

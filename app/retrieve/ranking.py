@@ -6,14 +6,16 @@ its lexical score for both halves, so it is found lexically and not penalized fo
 queue). A record whose entity name or alias the query spells out gets a boost. Episodic
 records next to a strong hit (the turn before or after it in the same scope) receive a
 share of that hit's score, and the records two places away half of it: the answer to a
-question is often the reply to the turn that matches the question. The sum is scaled so
-the best candidate has relevance 1.
+question is often the reply to the turn that matches the question. A record that
+mentions an entity the query names (an event's speaker, an entity it was captured with)
+has its sum raised by LINK_SHARE: a question about a person is most often answered by
+what that person said or did. The sums are scaled so the best candidate has relevance 1.
 score = relevance_weight · relevance + salience_weight · current salience (70/30).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.enums import LAYER_ORDER
@@ -21,6 +23,12 @@ from app.enums import LAYER_ORDER
 LEXICAL_WEIGHT = 0.5
 VECTOR_WEIGHT = 0.5
 ENTITY_BOOST = 0.5
+# A record that mentions an entity the query names: its relevance before scaling (fused
+# + context) is raised by this fraction, and its entity component shows it (the named
+# entity itself has 1). Multiplied, not added, so the record's other signals keep their
+# proportions: measured on LoCoMo dev, adding it lifted weak turns of the named speaker
+# over context-found evidence (R@10 0.756 → 0.748); multiplying gave 0.762.
+LINK_SHARE = 0.3
 CONTEXT_SHARE = 0.25  # share of a hit's (normalized) relevance its neighbours receive
 CONTEXT_SEEDS = 20  # how many of the best episodic hits lend context to their neighbours
 CONTEXT_RADIUS = 2  # neighbours this many places away; each place further halves the share
@@ -34,6 +42,7 @@ class Components:
     vector: float | None = None
     entity: float = 0.0
     context: float = 0.0
+    mentions_named: bool = False  # mentions an entity the query names
     fused: float = 0.0
     relevance: float = 0.0
     salience: float = 0.0
@@ -81,6 +90,14 @@ def fuse(
     return out
 
 
+def link_mentions(components: Mapping[str, Components], mentioning: Iterable[str]) -> None:
+    """Mark the candidates that mention an entity the query names (in place)."""
+    for rid in mentioning:
+        c = components[rid]
+        c.mentions_named = True
+        c.entity = max(c.entity, LINK_SHARE)
+
+
 def context_seeds(
     components: Mapping[str, Components], eligible: Sequence[str], count: int = CONTEXT_SEEDS
 ) -> list[str]:
@@ -114,11 +131,18 @@ def finish(
     salience_weight: float,
 ) -> None:
     """relevance ∈ [0, 1] (best candidate 1) and the blended score, in place."""
-    top = max((c.fused + c.context for c in components.values()), default=0.0)
+    raw = {rid: _lifted(c) for rid, c in components.items()}
+    top = max(raw.values(), default=0.0)
     for rid, c in components.items():
-        c.relevance = (c.fused + c.context) / top if top > 0 else 0.0
+        c.relevance = raw[rid] / top if top > 0 else 0.0
         c.salience = salience.get(rid, 0.0)
         c.score = relevance_weight * c.relevance + salience_weight * c.salience
+
+
+def _lifted(c: Components) -> float:
+    """fused + context, times 1 + LINK_SHARE for a record that mentions a named entity."""
+    total = c.fused + c.context
+    return total * (1 + LINK_SHARE) if c.mentions_named else total
 
 
 def order_key(score: float, memory_type: str, created_at: float, rid: str) -> tuple[object, ...]:

@@ -79,7 +79,10 @@ class RetrieveRequest(StrictModel):
 class ScoreComponents(OutModel):
     lexical: float | None = Field(description="BM25, scaled so the best match is 1.")
     vector: float | None = Field(description="Cosine similarity, min-max scaled; null if none.")
-    entity: float = Field(description="1 when the query names this entity record.")
+    entity: float = Field(
+        description="1 when the query names this entity record; 0.3 when the record mentions "
+        "an entity the query names (its relevance is raised by 30 %)."
+    )
     context: float = Field(description="Share received from a neighbouring strong hit.")
     relevance: float | None = Field(description="Fused relevance in [0, 1]; null without query.")
     salience: float = Field(description="Current salience.")

@@ -214,15 +214,18 @@ class RetrieveService:
             self.session, req.scopes, SMALL_SCOPE
         )
         lexical = search_repo.lexical(self.session, terms, records, pool, small_scope=small)
-        entities = self._entities(query, req, trust)
+        named = self._named_entities(query, req, trust)
+        entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical), small)
         components = ranking.fuse(lexical, cosine, entities)
         metas = search_repo.headers(self.session, list(components), records)
         components = {rid: c for rid, c in components.items() if rid in metas}
-        signals = ["lexical"] + (["vector"] if cosine is not None else [])
-        signals += ["entity"] if any(c.entity for c in components.values()) else []
-        if req.expand_context and self._spread(components, metas, trust, records):
-            signals.append("context")
+        spread = req.expand_context and self._spread(components, metas, trust, records)
+        # After the spread: a record found only as a neighbour may mention the entity too.
+        mentioning = relation_repo.mentioning(
+            self.session, named, list(components), trust.reading()
+        )
+        ranking.link_mentions(components, mentioning)
         salience = {rid: m.salience for rid, m in metas.items()}
         ranking.finish(
             components, salience, self.settings.relevance_weight, self.settings.salience_weight
@@ -236,7 +239,7 @@ class RetrieveService:
             components=components,
             cosine=cosine or {},
             terms=terms,
-            signals=[*signals, "salience"],
+            signals=_signals(components, vector=cosine is not None, context=spread),
         )
 
     def _vector(
@@ -265,10 +268,10 @@ class RetrieveService:
             ef_search=self.settings.ef_search,
         )
 
-    def _entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
-        """Entity records whose canonical name or alias the query spells out."""
-        if req.types and MemoryType.entity not in req.types:
-            return []
+    def _named_entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
+        """Entity records whose canonical name or alias the query spells out, in the scopes
+        the request and the caller allow (whatever types the request ranks: records that
+        mention them are lifted too)."""
         scopes = set(trust.scopes) if trust.scopes is not None else None
         if req.scopes:  # the request's scopes narrow the look-up (and its index range)
             scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
@@ -304,6 +307,13 @@ class RetrieveService:
             if rid not in metas:
                 del components[rid]
         return bool(near)
+
+
+def _signals(components: dict[str, Components], *, vector: bool, context: bool) -> list[str]:
+    """The signals that ranked an answer to a query, in the order they are applied."""
+    signals = ["lexical"] + (["vector"] if vector else [])
+    signals += ["entity"] if any(c.entity for c in components.values()) else []
+    return signals + (["context"] if context else []) + ["salience"]
 
 
 def _components_out(comp: Components | None, salience: float) -> ScoreComponents:
