@@ -289,7 +289,11 @@ def test_an_entity_above_the_ceiling_lends_no_lift(client: TestClient) -> None:
     edges = client.get(f"/v1/records/{mentioning['id']}/relations", headers=auth("admin"))
     assert zed["id"] in {e["target_id"] for e in edges.json()["outgoing"]}
 
-    query = {"query": "did Zed fix the fence", "types": ["episodic"], "expand_context": False}
+    query: dict[str, Any] = {
+        "query": "did Zed fix the fence",
+        "types": ["episodic"],
+        "expand_context": False,
+    }
     writer = retrieve(client, "writer", **query)  # may read the high entity
     assert ids(writer) == [mentioning["id"], other["id"]]
     assert writer["items"][0]["components"]["entity"] == 0.3
