@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.enums import LAYER_ORDER
+from app.retrieve.sittings import SITTING_SHARE, best_nearby
 
 LEXICAL_WEIGHT = 0.5
 VECTOR_WEIGHT = 0.5
@@ -43,6 +44,7 @@ class Components:
     entity: float = 0.0
     context: float = 0.0
     mentions_named: bool = False  # mentions an entity the query names
+    sitting: float = 0.0  # share of the best match of its sitting (app/retrieve/sittings.py)
     fused: float = 0.0
     relevance: float = 0.0
     salience: float = 0.0
@@ -129,10 +131,18 @@ def finish(
     salience: Mapping[str, float],
     relevance_weight: float,
     salience_weight: float,
+    sittings: Sequence[tuple[str, str | None, float]] = (),
 ) -> None:
-    """relevance ∈ [0, 1] (best candidate 1) and the blended score, in place."""
+    """relevance ∈ [0, 1] (best candidate 1) and the blended score, in place. Each of
+    `sittings` (id, scope, event time: the candidates that may share a sitting) gains
+    SITTING_SHARE of the best relevance within its sitting."""
     raw = {rid: _lifted(c) for rid, c in components.items()}
     top = max(raw.values(), default=0.0)
+    if top > 0 and sittings:
+        for rid, best in best_nearby(sittings, raw).items():
+            components[rid].sitting = SITTING_SHARE * best / top
+            raw[rid] += SITTING_SHARE * best
+        top = max(raw.values())
     for rid, c in components.items():
         c.relevance = raw[rid] / top if top > 0 else 0.0
         c.salience = salience.get(rid, 0.0)

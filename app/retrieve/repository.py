@@ -34,6 +34,7 @@ from app.models import RecordRow
 from app.records.filters import RecordQuery
 from app.records.repository import among, query_clauses
 from app.retrieve import pg_text_repository as pg_text
+from app.retrieve.sittings import event_epoch
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
 
@@ -148,11 +149,19 @@ class RecordHeader:
     sensitivity: int
     created_at: float
     salience: float  # current salience at the request's `now`
+    occurred_at: float | None = None  # an episodic record's first event time
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:
     salience = row.salience_at(now)
     return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+
+
+def _first_event_time() -> ColumnElement[str]:
+    """The first timeline event's time of an episodic record's payload (JSON path on
+    both stores), as text."""
+    path: ColumnElement[str] = RecordRow.payload[("timeline", 0, "t")].as_string()
+    return path
 
 
 def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[str, RecordHeader]:
@@ -175,13 +184,28 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
         r.decay_curve,
         r.min_salience,
         r.pinned,
+        case((r.type == "episodic", _first_event_time())),
     ).where(among(r.id, ids, dialect), *clauses)
     out: dict[str, RecordHeader] = {}
-    for rid, typ, scope, sens, created, s0, t0, half, curve, floor, pinned in session.execute(stmt):
+    for (
+        rid,
+        typ,
+        scope,
+        sens,
+        created,
+        s0,
+        t0,
+        half,
+        curve,
+        floor,
+        pinned,
+        event,
+    ) in session.execute(stmt):
         salience = current_salience(
             s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
         )
-        out[rid] = RecordHeader(rid, typ, scope, sens, created, salience)
+        occurred = event_epoch(event)
+        out[rid] = RecordHeader(rid, typ, scope, sens, created, salience, occurred)
     return out
 
 

@@ -228,7 +228,11 @@ class RetrieveService:
         ranking.link_mentions(components, mentioning)
         salience = {rid: m.salience for rid, m in metas.items()}
         ranking.finish(
-            components, salience, self.settings.relevance_weight, self.settings.salience_weight
+            components,
+            salience,
+            self.settings.relevance_weight,
+            self.settings.salience_weight,
+            _sittings(metas, trust) if req.expand_context else (),
         )
         order = sorted(
             metas.values(),
@@ -309,6 +313,18 @@ class RetrieveService:
         return bool(near)
 
 
+def _sittings(
+    metas: dict[str, RecordHeader], trust: TrustContext
+) -> list[tuple[str, str | None, float]]:
+    """(id, scope, event time) of the readable episodic candidates with an event time:
+    those that share in the best match of their sitting (never a redacted record)."""
+    return [
+        (m.id, m.scope, m.occurred_at)
+        for m in metas.values()
+        if m.occurred_at is not None and not trust.redacts(m.sensitivity)
+    ]
+
+
 def _signals(components: dict[str, Components], *, vector: bool, context: bool) -> list[str]:
     """The signals that ranked an answer to a query, in the order they are applied."""
     signals = ["lexical"] + (["vector"] if vector else [])
@@ -325,7 +341,7 @@ def _components_out(comp: Components | None, salience: float) -> ScoreComponents
         lexical=comp.lexical,
         vector=comp.vector,
         entity=comp.entity,
-        context=comp.context,
+        context=comp.context + comp.sitting,
         relevance=comp.relevance,
         salience=comp.salience,
     )
