@@ -9,7 +9,9 @@ share of that hit's score, and the records two places away half of it: the answe
 question is often the reply to the turn that matches the question. A record that
 mentions an entity the query names (an event's speaker, an entity it was captured with)
 has its sum raised by LINK_SHARE: a question about a person is most often answered by
-what that person said or did. The sums are scaled so the best candidate has relevance 1.
+what that person said or did. Each record of a sitting then gains a share of the best
+sum among the others of its sitting (app/retrieve/sittings.py). The sums are scaled so
+the best candidate has relevance 1.
 score = relevance_weight · relevance + salience_weight · current salience (70/30).
 """
 

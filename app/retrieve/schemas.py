@@ -49,7 +49,8 @@ class RetrieveRequest(StrictModel):
     expand_context: bool = Field(
         default=True,
         description="Let strong episodic hits lend a share of their score to the records "
-        "captured just before and after them in the same scope.",
+        "captured just before and after them in the same scope, and to the candidates of "
+        "their sitting (same scope, event times within 30 minutes).",
     )
     valid_at: datetime | None = Field(
         default=None,
@@ -83,7 +84,10 @@ class ScoreComponents(OutModel):
         description="1 when the query names this entity record; 0.3 when the record mentions "
         "an entity the query names (its relevance is raised by 30 %)."
     )
-    context: float = Field(description="Share received from a neighbouring strong hit.")
+    context: float = Field(
+        description="Share received from a neighbouring strong hit and from the best "
+        "match of the record's sitting."
+    )
     relevance: float | None = Field(description="Fused relevance in [0, 1]; null without query.")
     salience: float = Field(description="Current salience.")
 
