@@ -19,6 +19,7 @@ PURE = {
     "app.retrieve.selector",
     "app.retrieve.validity",
     "app.retrieve.terms",
+    "app.retrieve.sittings",
     "app.records.search_text",
     "app.records.dates",
     "app.capture.classifier",
