@@ -231,7 +231,12 @@ def test_context_reaches_two_places_out_at_half_the_share(client: TestClient) ->
     scope = {"scope": "chat-3"}
     texts = ["the weather is grey", "Bob: how was the marathon in Boston?",
              "Alice: exhausting", "Alice: but I finished", "Bob: lunch later?"]  # fmt: skip
-    turns = [capture(client, text, **scope) for text in texts]
+    # a day apart: each turn is a sitting of its own (tests/test_sittings.py), so only the
+    # neighbours' share is at work here
+    days = [f"2026-01-0{day}T10:00:00Z" for day in range(1, 6)]
+    turns = [
+        capture(client, text, timestamp=at, **scope) for text, at in zip(texts, days, strict=True)
+    ]
     result = retrieve(client, query="marathon Boston")
     by_id = {item["record"]["id"]: item["components"] for item in result["items"]}
     seed, one, two = by_id[turns[1]["id"]], by_id[turns[2]["id"]], by_id[turns[3]["id"]]
@@ -263,9 +268,10 @@ def test_entity_names_in_the_query_boost_entity_records(client: TestClient) -> N
 
 
 def test_records_mentioning_the_party_a_query_names_rank_higher(client: TestClient) -> None:
-    said = "I finally fixed the garden fence"
-    alice = capture(client, said, content={"speaker": "Alice"})
-    bob = capture(client, said, content={"speaker": "Bob"})  # newer: wins a tie
+    said = "I finally fixed the garden fence"  # on two days: two sittings
+    alice = capture(client, said, content={"speaker": "Alice"}, timestamp="2026-01-01T10:00:00Z")
+    bob = capture(client, said, content={"speaker": "Bob"}, timestamp="2026-01-02T10:00:00Z")
+    # bob's is newer: it wins a tie
     unnamed = retrieve(client, query="who fixed the garden fence?", types=["episodic"])
     assert ids(unnamed) == [bob["id"], alice["id"]]
     assert "entity" not in unnamed["signals"]

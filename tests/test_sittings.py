@@ -54,15 +54,16 @@ def test_event_times_read_as_epoch_seconds() -> None:
     assert event_epoch(None) is None and event_epoch(17) is None
 
 
-def capture(client: TestClient, summary: str, at: str, **extra: Any) -> str:
+def capture(client: TestClient, summary: str, at: str | None, **extra: Any) -> str:
     body = {
         "source": "agent",
         "source_kind": "event",
         "summary": summary,
-        "timestamp": at,
         "scope": "team-a",
         **extra,
     }
+    if at is not None:
+        body["timestamp"] = at
     r = client.post("/v1/capture", json=body, headers=auth("writer"))
     assert r.status_code == 201, r.text
     rid: str = r.json()["primary_record"]["id"]
@@ -99,3 +100,14 @@ def test_a_redacted_record_lends_its_sitting_nothing(client: TestClient) -> None
     same = capture(client, "the paint was cheap", "2026-03-02T10:10:00Z")
     items = ask(client, "reader", expand_context=True)  # ceiling low: medium is redacted
     assert items[same]["components"]["context"] == 0.0
+
+
+def test_a_capture_without_a_timestamp_sits_when_it_was_captured(client: TestClient) -> None:
+    # An agent recording as it goes gives no timestamp: the capture time is the event time.
+    twin = capture(client, "the paint was cheap", "2020-03-02T10:00:00Z")
+    hit = capture(client, "we will paint the garden fence", None)
+    same = capture(client, "the paint was cheap", None)
+    items = ask(client)
+    assert list(items) == [hit, same, twin]
+    own, other = items[same]["components"], items[twin]["components"]
+    assert own["context"] - other["context"] == pytest.approx(SITTING_SHARE)

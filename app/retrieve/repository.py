@@ -149,12 +149,21 @@ class RecordHeader:
     sensitivity: int
     created_at: float
     salience: float  # current salience at the request's `now`
-    occurred_at: float | None = None  # an episodic record's first event time
+    occurred_at: float | None = None  # when an episodic record's memory happened
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:
     salience = row.salience_at(now)
     return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+
+
+def _event_time(memory_type: str, first_event: str | None, created_at: float) -> float | None:
+    """When an episodic record's memory happened: its first timeline event's time, or its
+    capture time when the capture gave none (an agent recording as it goes)."""
+    if memory_type != "episodic":
+        return None
+    occurred = event_epoch(first_event)
+    return created_at if occurred is None else occurred
 
 
 def _first_event_time() -> ColumnElement[str]:
@@ -204,7 +213,7 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
         salience = current_salience(
             s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
         )
-        occurred = event_epoch(event)
+        occurred = _event_time(typ, event, created)
         out[rid] = RecordHeader(rid, typ, scope, sens, created, salience, occurred)
     return out
 
