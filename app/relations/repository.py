@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import or_, select
+from sqlalchemy import String, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
+from sqlalchemy.sql.expression import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 
+from app.db import dialect_of
 from app.models import RecordRow, RelationRow
-from app.records.repository import visible
+from app.records.repository import among, visible
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
@@ -117,14 +120,23 @@ def mentioning(
     nothing, so a ranking cannot hint at it)."""
     if not entity_ids or not record_ids:
         return set()
+    dialect = dialect_of(session)
     entity = aliased(RecordRow)
+    # Walk the candidates' own edges (a few each): a name common across scopes can have
+    # hundreds of entities with thousands of mentions, so the target side is only checked.
+    target = RelationRow.__table__.c.target_id
+    named = (
+        UnaryExpression(target, operator=custom_op("+"), type_=String())
+        if (dialect == "sqlite")
+        else target
+    )
     stmt = (
         select(RelationRow.source_id)
         .join(entity, entity.id == RelationRow.target_id)
         .where(
+            among(RelationRow.source_id, record_ids, dialect),
             RelationRow.predicate == "mentions_entity",
-            RelationRow.source_id.in_(sorted(set(record_ids))),
-            RelationRow.target_id.in_(sorted(set(entity_ids))),
+            named.in_(sorted(set(entity_ids))),
             entity.status.in_(["active", "contested"]),
             visible(vis, entity),
         )

@@ -222,9 +222,10 @@ class RetrieveService:
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, trust, records)
         # After the spread: a record found only as a neighbour may mention the entity too.
-        mentioning = relation_repo.mentioning(
-            self.session, named, list(components), trust.reading()
-        )
+        # Only the best candidates are looked up: a lift of 30 % moves no record from far
+        # below them into an answer, and the look-up grows with the ids it is given.
+        best = ranking.best_ids(components, max(ranking.LINK_POOL, 2 * req.limit))
+        mentioning = relation_repo.mentioning(self.session, named, best, trust.reading())
         ranking.link_mentions(components, mentioning)
         salience = {rid: m.salience for rid, m in metas.items()}
         ranking.finish(
