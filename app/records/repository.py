@@ -53,8 +53,14 @@ def status_of(dialect: str, statuses: Sequence[str]) -> ColumnElement[str]:
     the index still finds the rare retracted or superseded ones."""
     column: ColumnElement[str] = RecordRow.__table__.c.status
     if dialect == "sqlite" and Status.active.value in statuses:
-        return UnaryExpression(column, operator=custom_op("+"), type_=String())
+        return off_index(column)
     return column
+
+
+def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
+    """`column` as SQLite's planner will not use an index for (a unary +): the condition
+    on it is then checked on the rows another index found."""
+    return UnaryExpression(column, operator=custom_op("+"), type_=String())
 
 
 def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:

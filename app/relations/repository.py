@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import String, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
-from sqlalchemy.sql.expression import UnaryExpression
-from sqlalchemy.sql.operators import custom_op
+from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
 from app.models import RecordRow, RelationRow
-from app.records.repository import among, visible
+from app.records.repository import among, off_index, visible
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
@@ -124,12 +123,8 @@ def mentioning(
     entity = aliased(RecordRow)
     # Walk the candidates' own edges (a few each): a name common across scopes can have
     # hundreds of entities with thousands of mentions, so the target side is only checked.
-    target = RelationRow.__table__.c.target_id
-    named = (
-        UnaryExpression(target, operator=custom_op("+"), type_=String())
-        if (dialect == "sqlite")
-        else target
-    )
+    target: ColumnElement[str] = RelationRow.__table__.c.target_id
+    named = off_index(target) if dialect == "sqlite" else target
     stmt = (
         select(RelationRow.source_id)
         .join(entity, entity.id == RelationRow.target_id)

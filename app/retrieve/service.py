@@ -327,9 +327,11 @@ def _sittings(
 
 
 def _signals(components: dict[str, Components], *, vector: bool, context: bool) -> list[str]:
-    """The signals that ranked an answer to a query, in the order they are applied."""
+    """The signals that ranked an answer to a query, in the order they are applied
+    (`context`: neighbours received a share; a sitting's share counts too)."""
     signals = ["lexical"] + (["vector"] if vector else [])
     signals += ["entity"] if any(c.entity for c in components.values()) else []
+    context = context or any(c.sitting for c in components.values())
     return signals + (["context"] if context else []) + ["salience"]
 
 
