@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import or_, select
+from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import dialect_of
 from app.models import RecordRow, RelationRow
 from app.records.repository import among, off_index, visible
 from app.trust import Visibility
@@ -111,30 +110,27 @@ def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationR
     return list(session.scalars(stmt))
 
 
-def mentioning(
-    session: Session, entity_ids: Sequence[str], record_ids: Sequence[str], vis: Visibility
-) -> set[str]:
-    """The records among `record_ids` with a `mentions_entity` edge to one of `entity_ids`
-    that is live and readable under `vis` (an entity the caller may not read lends
-    nothing, so a ranking cannot hint at it)."""
-    if not entity_ids or not record_ids:
-        return set()
-    dialect = dialect_of(session)
+def mentions_any(
+    record_id: InstrumentedAttribute[str], entity_ids: Sequence[str], vis: Visibility, dialect: str
+) -> ColumnElement[bool]:
+    """Whether the record `record_id` (a column of the enclosing query) has a
+    `mentions_entity` edge to one of `entity_ids` that is live and readable under `vis`
+    (an entity the caller may not read lends nothing, so a ranking cannot hint at it).
+    A correlated EXISTS that walks the record's own edges (a few each): a name common
+    across scopes can have hundreds of entities with thousands of mentions, so the target
+    side is only checked."""
     entity = aliased(RecordRow)
-    # Walk the candidates' own edges (a few each): a name common across scopes can have
-    # hundreds of entities with thousands of mentions, so the target side is only checked.
     target: ColumnElement[str] = RelationRow.__table__.c.target_id
-    named = off_index(target) if dialect == "sqlite" else target
-    stmt = (
-        select(RelationRow.source_id)
-        .join(entity, entity.id == RelationRow.target_id)
-        .where(
-            among(RelationRow.source_id, record_ids, dialect),
-            RelationRow.predicate == "mentions_entity",
-            named.in_(sorted(set(entity_ids))),
-            entity.status.in_(["active", "contested"]),
-            visible(vis, entity),
-        )
-        .distinct()
+    named = (
+        off_index(target).in_(sorted(set(entity_ids)))
+        if dialect == "sqlite"
+        else among(target, entity_ids, dialect)
     )
-    return set(session.scalars(stmt))
+    return exists().where(
+        RelationRow.source_id == record_id,
+        RelationRow.predicate == "mentions_entity",
+        named,
+        entity.id == RelationRow.target_id,
+        entity.status.in_(["active", "contested"]),
+        visible(vis, entity),
+    )

@@ -32,7 +32,6 @@ ENTITY_BOOST = 0.5
 # proportions: measured on LoCoMo dev, adding it lifted weak turns of the named speaker
 # over context-found evidence (R@10 0.756 → 0.748); multiplying gave 0.762.
 LINK_SHARE = 0.3
-LINK_POOL = 100  # the best candidates (or twice the limit) whose entity links are looked up
 CONTEXT_SHARE = 0.25  # share of a hit's (normalized) relevance its neighbours receive
 CONTEXT_SEEDS = 20  # how many of the best episodic hits lend context to their neighbours
 CONTEXT_RADIUS = 2  # neighbours this many places away; each place further halves the share
@@ -93,12 +92,6 @@ def fuse(
         out[rid].entity = 1.0
         out[rid].fused += ENTITY_BOOST
     return out
-
-
-def best_ids(components: Mapping[str, Components], n: int) -> list[str]:
-    """The `n` candidates with the largest fused + context."""
-    ranked = sorted(components.items(), key=lambda item: -(item[1].fused + item[1].context))
-    return [rid for rid, _ in ranked[:n]]
 
 
 def link_mentions(components: Mapping[str, Components], mentioning: Iterable[str]) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     case,
     column,
     func,
+    literal,
     literal_column,
     or_,
     select,
@@ -33,10 +34,12 @@ from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.records.filters import RecordQuery
 from app.records.repository import among, query_clauses
+from app.relations import repository as relation_repo
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.sittings import event_epoch
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
+from app.trust import Visibility
 
 K1 = 1.2
 B = 0.75
@@ -150,6 +153,7 @@ class RecordHeader:
     created_at: float
     salience: float  # current salience at the request's `now`
     occurred_at: float | None = None  # when an episodic record's memory happened
+    mentions_named: bool = False  # mentions one of the entities the query names
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:
@@ -173,7 +177,21 @@ def _first_event_time() -> ColumnElement[str]:
     return path
 
 
-def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[str, RecordHeader]:
+@dataclass(frozen=True)
+class NamedEntities:
+    """Entities a query names, and what the caller may read of them: a candidate that
+    mentions one of them, readable, is flagged in its header."""
+
+    ids: Sequence[str]
+    readable: Visibility
+
+
+def headers(
+    session: Session,
+    ids: Sequence[str],
+    records: RecordQuery,
+    named: NamedEntities | None = None,
+) -> dict[str, RecordHeader]:
     """The records among `ids` that `records` admits, as light ranking candidates."""
     if not ids:
         return {}
@@ -181,6 +199,11 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
     clauses = query_clauses(records, dialect)
     now = records.now
     r = RecordRow
+    mentions: ColumnElement[bool] = (
+        relation_repo.mentions_any(r.id, named.ids, named.readable, dialect)
+        if named and named.ids
+        else literal(False)
+    )
     stmt = select(
         r.id,
         r.type,
@@ -194,6 +217,7 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
         r.min_salience,
         r.pinned,
         case((r.type == "episodic", _first_event_time())),
+        mentions,
     ).where(among(r.id, ids, dialect), *clauses)
     out: dict[str, RecordHeader] = {}
     for (
@@ -209,12 +233,15 @@ def headers(session: Session, ids: Sequence[str], records: RecordQuery) -> dict[
         floor,
         pinned,
         event,
+        mentioning,
     ) in session.execute(stmt):
         salience = current_salience(
             s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
         )
         occurred = _event_time(typ, event, created)
-        out[rid] = RecordHeader(rid, typ, scope, sens, created, salience, occurred)
+        out[rid] = RecordHeader(
+            rid, typ, scope, sens, created, salience, occurred, bool(mentioning)
+        )
     return out
 
 

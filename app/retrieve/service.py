@@ -30,7 +30,7 @@ from app.retrieve import ranking, validity
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.ranking import Components
-from app.retrieve.repository import RecordHeader
+from app.retrieve.repository import NamedEntities, RecordHeader
 from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
@@ -218,15 +218,12 @@ class RetrieveService:
         entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical), small)
         components = ranking.fuse(lexical, cosine, entities)
-        metas = search_repo.headers(self.session, list(components), records)
+        linked = NamedEntities(named, trust.reading())
+        metas = search_repo.headers(self.session, list(components), records, linked)
         components = {rid: c for rid, c in components.items() if rid in metas}
-        spread = req.expand_context and self._spread(components, metas, trust, records)
+        spread = req.expand_context and self._spread(components, metas, records, trust, linked)
         # After the spread: a record found only as a neighbour may mention the entity too.
-        # Only the best candidates are looked up: a lift of 30 % moves no record from far
-        # below them into an answer, and the look-up grows with the ids it is given.
-        best = ranking.best_ids(components, max(ranking.LINK_POOL, 2 * req.limit))
-        mentioning = relation_repo.mentioning(self.session, named, best, trust.reading())
-        ranking.link_mentions(components, mentioning)
+        ranking.link_mentions(components, [m.id for m in metas.values() if m.mentions_named])
         salience = {rid: m.salience for rid, m in metas.items()}
         ranking.finish(
             components,
@@ -290,8 +287,9 @@ class RetrieveService:
         self,
         components: dict[str, Components],
         metas: dict[str, RecordHeader],
-        trust: TrustContext,
         records: RecordQuery,
+        trust: TrustContext,
+        linked: NamedEntities,
     ) -> bool:
         """Neighbouring episodes of the best readable episodic hits get a share."""
         eligible = [
@@ -307,7 +305,7 @@ class RetrieveService:
         )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
-        metas.update(search_repo.headers(self.session, missing, records))
+        metas.update(search_repo.headers(self.session, missing, records, linked))
         for rid in missing:
             if rid not in metas:
                 del components[rid]
