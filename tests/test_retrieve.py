@@ -287,24 +287,6 @@ def test_records_mentioning_the_party_a_query_names_rank_higher(client: TestClie
     assert ids(by_bob) == [bob["id"], alice["id"]]
 
 
-def test_a_name_the_query_uses_for_an_entity_is_not_matched_as_a_word(
-    client: TestClient,
-) -> None:
-    fence = capture(client, "Alice: the garden fence is blue now", content={"speaker": "Alice"})
-    hello = capture(client, "Bob: Alice says hello", content={"speaker": "Bob"})
-    # Alice is an entity: her record is lifted by the link, and "alice" is no query word
-    asked: dict[str, Any] = {"types": ["episodic"], "expand_context": False}
-    result = retrieve(client, query="Is Alice's garden fence blue?", **asked)
-    assert ids(result) == [fence["id"]]  # Bob's line matched only the name
-    assert result["items"][0]["components"]["entity"] == 0.3
-    # with fewer than two other words the name stays a word: "tell" alone says nothing
-    short = retrieve(client, query="Tell me about Alice", **asked)
-    assert ids(short) == [fence["id"], hello["id"]]  # lifted as Alice's, then Bob's line
-    # a name no entity has is an ordinary word
-    carol = retrieve(client, query="Did Carol say hello to Bob?", **asked)
-    assert ids(carol)[0] == hello["id"]
-
-
 def test_an_entity_above_the_ceiling_lends_no_lift(client: TestClient) -> None:
     zed = create(client, {"kind": "entity", "canonical_name": "Zed"}, sensitivity="high")
     mentioning = capture(client, "the fence is fixed", content={"speaker": "Zed"})

@@ -40,7 +40,7 @@ from app.retrieve.schemas import (
     TrustNarrowingIn,
 )
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
-from app.retrieve.terms import name_candidates, query_terms, without_names
+from app.retrieve.terms import name_candidates, query_terms
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
@@ -213,11 +213,8 @@ class RetrieveService:
         small = bool(req.scopes) and record_repo.scopes_hold_fewer(
             self.session, req.scopes, SMALL_SCOPE
         )
-        naming = self._named_entities(query, req, trust)
-        named = sorted(naming)
-        # Names are matched through the entity links, not as words (see terms.without_names).
-        lexical_terms = without_names(terms, naming.values())
-        lexical = search_repo.lexical(self.session, lexical_terms, records, pool, small_scope=small)
+        lexical = search_repo.lexical(self.session, terms, records, pool, small_scope=small)
+        named = self._named_entities(query, req, trust)
         entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical), small)
         components = ranking.fuse(lexical, cosine, entities)
@@ -273,9 +270,7 @@ class RetrieveService:
             ef_search=self.settings.ef_search,
         )
 
-    def _named_entities(
-        self, query: str, req: RetrieveRequest, trust: TrustContext
-    ) -> dict[str, str]:
+    def _named_entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
         """Entity records whose canonical name or alias the query spells out, in the scopes
         the request and the caller allow (whatever types the request ranks: records that
         mention them are lifted too)."""
@@ -283,10 +278,10 @@ class RetrieveService:
         if req.scopes:  # the request's scopes narrow the look-up (and its index range)
             scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
         if scopes is not None and not scopes:
-            return {}
+            return []
         names = [entity_repo.normalize(n) for n in name_candidates(query)]
         listed = sorted(scopes) if scopes is not None else None
-        return entity_repo.matching_terms(self.session, names, listed)
+        return sorted(entity_repo.matching_terms(self.session, names, listed))
 
     def _spread(
         self,

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 
 MAX_TERMS = 32
-MIN_TERMS_WITHOUT_NAMES = 2
 MAX_NAME_WORDS = 4
 MAX_NAME_TOKENS = 64  # a long task descriptor must not become thousands of look-ups
 _OUTER_PUNCTUATION = "\"'`.,;:!?()[]{}<>"
@@ -44,18 +42,6 @@ def query_terms(text: str) -> list[str]:
     tokens = words(text)
     content = [t for t in tokens if t not in STOPWORDS]
     return list(dict.fromkeys(content or tokens))[:MAX_TERMS]
-
-
-def without_names(terms: list[str], names: Iterable[str]) -> list[str]:
-    """The query terms that are no word of the entity names the query spells out; all of
-    them when nothing else is left. A named entity lifts the records that mention it (an
-    event's speaker, an entity it was captured with), so its name need not be matched as a
-    word too; and as a word a party's name is in most of its records (a transcript's
-    speaker label), where BM25's length normalization ranks its shortest lines ('Alice:
-    thanks!') above the ones that hold the question's other words."""
-    named = {word for name in names for word in words(name)}
-    kept = [t for t in terms if t not in named]
-    return kept if len(kept) >= MIN_TERMS_WITHOUT_NAMES else terms
 
 
 def name_candidates(text: str) -> list[str]:
