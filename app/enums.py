@@ -57,6 +57,11 @@ class Status(StrEnum):
     superseded = "superseded"
 
 
+# Records that still stand: what retrieval returns by default, entities resolve among
+# and links lend from (retracted and superseded records are history).
+LIVE_STATUSES = (Status.active.value, Status.contested.value)
+
+
 class DecayCurve(StrEnum):
     exponential = "exponential"
     linear = "linear"

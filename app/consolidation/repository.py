@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
+from app.enums import LIVE_STATUSES
 from app.models import AuditRow, RecordRow, RelationRow, TagRow
 
 COMPRESSED_TAG = "consolidation:compressed"  # the tag of episodic compression's records
@@ -72,7 +73,7 @@ def uncompressed_episodes(
     return [EpisodeKey(*row) for row in session.execute(stmt)]
 
 
-LIVE = ("active", "contested")
+LIVE = LIVE_STATUSES
 
 
 def stage_action(stage: str) -> str:

@@ -11,6 +11,7 @@ from sqlalchemy import select, text, tuple_
 from sqlalchemy.orm import Session
 
 from app.db import dialect_of
+from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -63,7 +64,7 @@ def resolve(session: Session, scope: str | None, names: Sequence[str], max_rank:
         .where(
             EntityTermRow.scope == (scope or ""),
             EntityTermRow.term.in_(terms),
-            RecordRow.status.in_(["active", "contested"]),
+            RecordRow.status.in_(LIVE_STATUSES),
             RecordRow.sensitivity <= max_rank,
         )
         .order_by(RecordRow.created_at, RecordRow.id)
@@ -91,7 +92,7 @@ def live_entities_named(
         .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
         .where(
             tuple_(EntityTermRow.scope, EntityTermRow.term).in_(list(keys)),
-            RecordRow.status.in_(["active", "contested"]),
+            RecordRow.status.in_(LIVE_STATUSES),
         )
     )
     return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in session.execute(stmt)]

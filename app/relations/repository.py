@@ -8,6 +8,7 @@ from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.enums import LIVE_STATUSES
 from app.models import RecordRow, RelationRow
 from app.records.repository import among, off_index, visible
 from app.trust import Visibility
@@ -131,6 +132,6 @@ def mentions_any(
         RelationRow.predicate == "mentions_entity",
         named,
         entity.id == RelationRow.target_id,
-        entity.status.in_(["active", "contested"]),
+        entity.status.in_(LIVE_STATUSES),
         visible(vis, entity),
     )

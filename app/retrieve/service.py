@@ -20,7 +20,7 @@ from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
 from app.embedding.query_cache import query_vector_soon
 from app.entities import repository as entity_repo
-from app.enums import MemoryType, Status
+from app.enums import LIVE_STATUSES, MemoryType
 from app.models import RecordRow, RelationRow
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
@@ -44,7 +44,7 @@ from app.retrieve.terms import name_candidates, query_terms
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
-DEFAULT_STATUSES = (Status.active.value, Status.contested.value)
+DEFAULT_STATUSES = LIVE_STATUSES
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
