@@ -20,3 +20,14 @@ def to_epoch(value: datetime) -> float:
     if value.tzinfo is None:  # naive timestamps are taken as UTC
         value = value.replace(tzinfo=UTC)
     return value.timestamp()
+
+
+def epoch_of(value: object) -> float | None:
+    """An ISO-8601 time stored in a payload as epoch seconds (naive read as UTC); None
+    when it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return to_epoch(datetime.fromisoformat(value))
+    except ValueError:
+        return None

@@ -29,6 +29,7 @@ PURE = {
     "app.llm.triples",
     "app.interpret.parse",
     "app.logs",
+    "app.clock",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.retrieve.sittings import SITTING_SHARE, SITTING_WINDOW_S, best_nearby, event_epoch
+from app.clock import epoch_of
+from app.retrieve.sittings import SITTING_SHARE, SITTING_WINDOW_S, best_nearby
 from tests.conftest import auth
 
 HOUR = 3600.0
@@ -47,11 +48,11 @@ def test_many_records_at_one_time_each_see_the_best_of_the_others() -> None:
 
 
 def test_event_times_read_as_epoch_seconds() -> None:
-    assert event_epoch("2023-05-08T13:56:00Z") == 1683554160.0
-    assert event_epoch("2023-05-08T13:56:00") == 1683554160.0  # naive: UTC
-    assert event_epoch("2023-05-08T15:56:00+02:00") == 1683554160.0
-    assert event_epoch("yesterday") is None
-    assert event_epoch(None) is None and event_epoch(17) is None
+    assert epoch_of("2023-05-08T13:56:00Z") == 1683554160.0
+    assert epoch_of("2023-05-08T13:56:00") == 1683554160.0  # naive: UTC
+    assert epoch_of("2023-05-08T15:56:00+02:00") == 1683554160.0
+    assert epoch_of("yesterday") is None
+    assert epoch_of(None) is None and epoch_of(17) is None
 
 
 def capture(client: TestClient, summary: str, at: str | None, **extra: Any) -> str:

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
+from app import clock
 from app.db import dialect_of
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
@@ -36,7 +37,6 @@ from app.records.filters import RecordQuery
 from app.records.repository import among, query_clauses
 from app.relations import repository as relation_repo
 from app.retrieve import pg_text_repository as pg_text
-from app.retrieve.sittings import event_epoch
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
 from app.trust import Visibility
@@ -166,7 +166,7 @@ def _event_time(memory_type: str, first_event: str | None, created_at: float) ->
     capture time when the capture gave none (an agent recording as it goes)."""
     if memory_type != "episodic":
         return None
-    occurred = event_epoch(first_event)
+    occurred = clock.epoch_of(first_event)
     return created_at if occurred is None else occurred
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Any
 
 from app import clock
 from app.enums import MemoryType
@@ -72,15 +70,6 @@ def _option(row: RecordRow, terms: list[str], cosine: float | None) -> selector.
         successes=successes,
         failures=failures,
         stated_rate=float(stated) if stated else None,
-        last_used_at=_epoch(last) or row.updated_at,
+        last_used_at=clock.epoch_of(last) or row.updated_at,
         confidence=row.confidence,
     )
-
-
-def _epoch(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return clock.to_epoch(datetime.fromisoformat(value))
-    except ValueError:
-        return None

@@ -16,22 +16,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 
 SITTING_SHARE = 0.3  # of the sitting's best (scaled by the best candidate overall)
 SITTING_WINDOW_S = 1800.0  # event times this close count as one sitting (30 minutes)
-
-
-def event_epoch(value: object) -> float | None:
-    """An ISO-8601 event time as epoch seconds (naive times read as UTC); None when it is
-    not one."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def best_nearby(

@@ -15,8 +15,9 @@ truths can coexist). Retrieve answers with what holds:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
+
+from app import clock
 
 
 def holds(
@@ -27,7 +28,7 @@ def holds(
     validity = payload.get("validity")
     if not isinstance(validity, Mapping):
         return True
-    start, end = _epoch(validity.get("start")), _epoch(validity.get("end"))
+    start, end = clock.epoch_of(validity.get("start")), clock.epoch_of(validity.get("end"))
     if (start is not None and at < start) or (end is not None and at >= end):
         return False
     if validity.get("mode") == "conditional" and context:
@@ -39,15 +40,3 @@ def contradicts(conditions: Any, context: Mapping[str, Any]) -> bool:
     if not isinstance(conditions, Mapping):
         return False
     return any(key in context and context[key] != value for key, value in conditions.items())
-
-
-def _epoch(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:  # naive timestamps are taken as UTC, as everywhere
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
