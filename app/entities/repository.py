@@ -6,13 +6,16 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from sqlalchemy import select, text, tuple_
+from sqlalchemy import and_, select, text, tuple_
 from sqlalchemy.orm import Session
 
 from app.db import dialect_of
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
+from app.records.repository import visible
+from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
 # ("ENTY"); the job leader locks use the one-key form, a separate key space.
@@ -98,15 +101,27 @@ def live_entities_named(
     return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in session.execute(stmt)]
 
 
+@dataclass(frozen=True)
+class NameMatch:
+    """An entity record a query word (or run of words) names."""
+
+    record_id: str
+    term: str
+    readable: bool  # live, and readable in full by the caller
+
+
 def matching_terms(
-    session: Session, terms: Sequence[str], scopes: Sequence[str] | None
-) -> dict[str, str]:
-    """record_id → matched term, for query words that name entities."""
+    session: Session, terms: Sequence[str], scopes: Sequence[str] | None, vis: Visibility
+) -> list[NameMatch]:
+    """The entity records named by any of `terms` (normalized) in `scopes` (None: any)."""
     if not terms:
-        return {}
-    stmt = select(EntityTermRow.record_id, EntityTermRow.term).where(
-        EntityTermRow.term.in_(list(set(terms)))
+        return []
+    live = and_(RecordRow.status.in_(LIVE_STATUSES), visible(vis, RecordRow))
+    stmt = (
+        select(EntityTermRow.record_id, EntityTermRow.term, live)
+        .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
+        .where(EntityTermRow.term.in_(list(set(terms))))
     )
     if scopes is not None:
         stmt = stmt.where(EntityTermRow.scope.in_([*scopes, ""]))
-    return {rid: term for rid, term in session.execute(stmt)}
+    return [NameMatch(rid, term, bool(ok)) for rid, term, ok in session.execute(stmt)]

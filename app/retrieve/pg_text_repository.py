@@ -32,6 +32,7 @@ from sqlalchemy import (
     ARRAY,
     Double,
     Float,
+    Select,
     Text,
     bindparam,
     cast,
@@ -80,11 +81,14 @@ def bm25(
     *,
     scoped: bool,
     small_scope: bool = False,
+    unscored: Sequence[str] = (),
 ) -> dict[str, float]:
     """record id → BM25 score of the best `limit` records matching any query lexeme
     (`scoped`: the clauses name scopes, so the matches are few whatever the store;
-    `small_scope`: those scopes hold few records, so every one of them is checked)."""
-    lexemes = _lexemes(session, " ".join(terms))
+    `small_scope`: those scopes hold few records, so every one of them is checked;
+    `unscored`: terms whose lexemes choose and order the matches but add nothing to the
+    scores returned, unless nothing else is left)."""
+    lexemes, silent = _lexemes(session, " ".join(terms), " ".join(unscored))
     if not lexemes:
         return {}
     total, df = _frequencies(session, lexemes)
@@ -108,7 +112,13 @@ def bm25(
     ).where(_matching(tsq, small_scope), *clauses)
     if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
-    matches = matched.cte("matches")
+    stmt = _scored(matched.cte("matches"), idf, silent if set(lexemes) - silent else set())
+    return {rid: float(s) for rid, s in session.execute(stmt.limit(limit))}
+
+
+def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any]:
+    """(id, score) of the `matches` (id, query-only tsvector, dl), best first by BM25 over
+    every query lexeme; the score returned leaves out the `silent` lexemes' parts."""
     avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
     parts = (
         func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
@@ -123,15 +133,15 @@ def bm25(
     )
     tf = func.coalesce(func.cardinality(parts.c.positions), 1)
     norm = K1 * (1 - B + B * matches.c.dl / avgdl)
-    score = func.sum(weights.c.idf * tf * (K1 + 1) / (tf + norm)).label("score")
-    stmt = (
-        select(matches.c.id, score)
+    part = weights.c.idf * tf * (K1 + 1) / (tf + norm)
+    silent_lexemes = bindparam("silent", sorted(silent), type_=ARRAY(Text))
+    scored = func.sum(part).filter(weights.c.lexeme != func.all(silent_lexemes))
+    return (
+        select(matches.c.id, func.coalesce(scored, 0.0))
         .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
         .group_by(matches.c.id)
-        .order_by(score.desc(), matches.c.id)
-        .limit(limit)
+        .order_by(func.sum(part).desc(), matches.c.id)
     )
-    return {rid: float(s) for rid, s in session.execute(stmt)}
 
 
 def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]:
@@ -145,11 +155,18 @@ def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]
     return _tsv.op("@@")(tsq)
 
 
-def _lexemes(session: Session, query: str) -> list[str]:
-    """The query's lexemes under the same 'english' configuration as search_tsv."""
-    vector = func.to_tsvector("english", query)
-    parts = func.unnest(vector).table_valued("lexeme", "positions", "weights")
-    return list(session.scalars(select(parts.c.lexeme).order_by(parts.c.lexeme)))
+def _lexemes(session: Session, query: str, unscored: str) -> tuple[list[str], set[str]]:
+    """The lexemes of `query` and of `unscored` under the same 'english' configuration as
+    search_tsv (one round trip)."""
+    sources = []
+    for text_, silent in ((query, False), (unscored, True)):
+        parts = func.unnest(func.to_tsvector("english", text_)).table_valued(
+            "lexeme", "positions", "weights"
+        )
+        sources.append(select(parts.c.lexeme, literal(silent).label("silent")))
+    rows = session.execute(sources[0].union_all(sources[1])).all()
+    lexemes = sorted({lx for lx, silent in rows if not silent})
+    return lexemes, {lx for lx, silent in rows if silent}
 
 
 def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str, float]]:

@@ -68,44 +68,79 @@ def lexical(
     limit: int,
     *,
     small_scope: bool = False,
+    unscored: Sequence[str] = (),
 ) -> dict[str, float]:
     """record id → BM25 score (higher is better) of the best `limit` matches
-    (`small_scope`: see retrieve.service.SMALL_SCOPE)."""
+    (`small_scope`: see retrieve.service.SMALL_SCOPE). The terms in `unscored` choose and
+    order the matches like the others but add nothing to the scores returned (the words
+    of names the entity links match instead: see retrieve.terms.unscored_names)."""
     if not terms:
         return {}
     if dialect_of(session) == "sqlite":
-        return _sqlite_bm25(session, list(terms), records, limit)
+        return _sqlite_bm25(session, list(terms), records, limit, unscored)
     clauses = query_clauses(records, "postgresql")
     scoped = bool(records.filter.scopes)
-    return pg_text.bm25(session, terms, clauses, limit, scoped=scoped, small_scope=small_scope)
+    return pg_text.bm25(
+        session, terms, clauses, limit, scoped=scoped, small_scope=small_scope, unscored=unscored
+    )
+
+
+_RANK = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
 
 
 def _sqlite_bm25(
-    session: Session, terms: list[str], records: RecordQuery, limit: int
+    session: Session,
+    terms: list[str],
+    records: RecordQuery,
+    limit: int,
+    unscored: Sequence[str],
 ) -> dict[str, float]:
-    match = fts5_match(terms)
-    if not match:
+    matching = _fts5_matching(terms, records.filter.scopes)
+    if matching is None:
         return {}
-    match = "search_text : (" + match + ")"
-    if records.filter.scopes:
-        # The scope is indexed too (migration 0003): FTS5 intersects the text query with
-        # the scopes' posting lists and ranks only their records.
-        keys = " OR ".join(f'"{fts5_scope_key(s)}"' for s in records.filter.scopes)
-        match = f"scope_key : ({keys}) AND {match}"
-    rank = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
-    matching = literal_column("records_fts").op("MATCH")(match)
     stmt = (
-        select(RecordRow.id, rank)
+        select(RecordRow.id, _fts.c.rowid, _RANK)
         .select_from(_fts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid))
         .where(matching, *query_clauses(records, "sqlite"))
-        .order_by(rank)
+        .order_by(_RANK)
         .limit(limit)
     )
     if not records.filter.scopes and records.visibility.scopes is None:
         oldest = _newest_matches_start(session, matching)
         if oldest is not None:
             stmt = stmt.where(_fts.c.rowid >= oldest)
-    return {rid: -float(score) for rid, score in session.execute(stmt)}
+    found = {rowid: (rid, -float(score)) for rid, rowid, score in session.execute(stmt)}
+    scored = _fts5_matching([t for t in terms if t not in set(unscored)], records.filter.scopes)
+    if scored is None or len(unscored) == 0 or not found:
+        return dict(found.values())
+    # FTS5's bm25() sums one part per query term over the same statistics: the found
+    # records' scores under the scored terms alone are their full scores less the
+    # unscored terms' (0 for a record that holds none of them). Same match as above
+    # without those terms, so it visits no more rows (an IN list of rowids is probed one
+    # by one, ~20 µs each).
+    rescored = select(_fts.c.rowid, _RANK).where(
+        scored, _fts.c.rowid.between(min(found), max(found))
+    )
+    out = {rid: 0.0 for rid, _score in found.values()}
+    for rowid, score in session.execute(rescored):
+        if rowid in found:
+            out[found[rowid][0]] = -float(score)
+    return out
+
+
+def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> ColumnElement[bool] | None:
+    """FTS5's MATCH of any of `terms` in the search text, within `scopes` when given."""
+    match = fts5_match(terms)
+    if not match:
+        return None
+    match = "search_text : (" + match + ")"
+    if scopes:
+        # The scope is indexed too (migration 0003): FTS5 intersects the text query with
+        # the scopes' posting lists and ranks only their records.
+        keys = " OR ".join(f'"{fts5_scope_key(s)}"' for s in scopes)
+        match = f"scope_key : ({keys}) AND {match}"
+    matching: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(match)
+    return matching
 
 
 def _newest_matches_start(session: Session, matching: ColumnElement[bool]) -> int | None:

@@ -40,7 +40,7 @@ from app.retrieve.schemas import (
     TrustNarrowingIn,
 )
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
-from app.retrieve.terms import name_candidates, query_terms
+from app.retrieve.terms import name_candidates, query_terms, unscored_names
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
@@ -213,8 +213,14 @@ class RetrieveService:
         small = bool(req.scopes) and record_repo.scopes_hold_fewer(
             self.session, req.scopes, SMALL_SCOPE
         )
-        lexical = search_repo.lexical(self.session, terms, records, pool, small_scope=small)
-        named = self._named_entities(query, req, trust)
+        names, scopes = self._name_look_up(query, req, trust)
+        matches = entity_repo.matching_terms(self.session, names, scopes, trust.reading())
+        named = sorted({m.record_id for m in matches})
+        # Names are scored through the entity links, not as words (terms.unscored_names).
+        silent = unscored_names(terms, {m.term for m in matches if m.readable})
+        lexical = search_repo.lexical(
+            self.session, terms, records, pool, small_scope=small, unscored=silent
+        )
         entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical), small)
         components = ranking.fuse(lexical, cosine, entities)
@@ -270,18 +276,20 @@ class RetrieveService:
             ef_search=self.settings.ef_search,
         )
 
-    def _named_entities(self, query: str, req: RetrieveRequest, trust: TrustContext) -> list[str]:
-        """Entity records whose canonical name or alias the query spells out, in the scopes
-        the request and the caller allow (whatever types the request ranks: records that
-        mention them are lifted too)."""
+    def _name_look_up(
+        self, query: str, req: RetrieveRequest, trust: TrustContext
+    ) -> tuple[list[str], list[str] | None]:
+        """The normalized spellings under which the query may name entities, and the scopes
+        to look them up in: those the request and the caller allow (None: any). Entities
+        are looked up whatever types the request ranks: records that mention them are
+        lifted too."""
         scopes = set(trust.scopes) if trust.scopes is not None else None
         if req.scopes:  # the request's scopes narrow the look-up (and its index range)
             scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
         if scopes is not None and not scopes:
-            return []
+            return [], []
         names = [entity_repo.normalize(n) for n in name_candidates(query)]
-        listed = sorted(scopes) if scopes is not None else None
-        return sorted(entity_repo.matching_terms(self.session, names, listed))
+        return names, sorted(scopes) if scopes is not None else None
 
     def _spread(
         self,

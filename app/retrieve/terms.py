@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 MAX_TERMS = 32
+MIN_SCORED_TERMS = 2
 MAX_NAME_WORDS = 4
 MAX_NAME_TOKENS = 64  # a long task descriptor must not become thousands of look-ups
 _OUTER_PUNCTUATION = "\"'`.,;:!?()[]{}<>"
@@ -42,6 +44,19 @@ def query_terms(text: str) -> list[str]:
     tokens = words(text)
     content = [t for t in tokens if t not in STOPWORDS]
     return list(dict.fromkeys(content or tokens))[:MAX_TERMS]
+
+
+def unscored_names(terms: list[str], names: Iterable[str]) -> list[str]:
+    """The query terms that are words of the entity names the query spells out, when at
+    least MIN_SCORED_TERMS other terms remain (else none). They still choose the lexical
+    candidates but add nothing to their scores: the entity links lift the records that
+    mention the entity (an event's speaker, an entity it was captured with), and as a
+    word a party's name is in most of its records (a transcript's speaker label), where
+    BM25's length normalization ranks its shortest lines ('Alice: thanks!') above the
+    ones that hold the question's other words."""
+    named = {word for name in names for word in words(name)}
+    silent = [t for t in terms if t in named]
+    return silent if len(terms) - len(silent) >= MIN_SCORED_TERMS else []
 
 
 def name_candidates(text: str) -> list[str]:

@@ -1,0 +1,95 @@
+"""POST /v1/retrieve: a name the query uses for an entity chooses lexical candidates but
+is scored through the entity links, not as a word (both stores, provider none)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from tests.conftest import auth, make_settings
+from tests.test_retrieve import capture, create, ids, retrieve
+
+
+def by_id(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["record"]["id"]: item["components"] for item in result["items"]}
+
+
+def test_a_name_the_links_match_adds_nothing_to_the_word_scores(client: TestClient) -> None:
+    # A party's name is in most of its lines: as a word, its shortest lines scored high.
+    thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"})
+    party = capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
+    query: dict[str, Any] = {"query": "Did Alice like the garden party?", "types": ["episodic"]}
+    result = retrieve(client, **query, expand_context=False)
+    components = by_id(result)
+    assert components[party["id"]]["lexical"] == 1.0
+    assert components[thanks["id"]]["lexical"] == 0.0  # only the name: found, not scored
+    assert components[thanks["id"]]["entity"] == 0.3  # the link lifts it instead
+    assert ids(result) == [party["id"], thanks["id"]]
+
+
+def test_with_fewer_than_two_other_words_the_name_is_scored(client: TestClient) -> None:
+    thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"})
+    party = capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
+    result = retrieve(client, query="Alice party", types=["episodic"], expand_context=False)
+    components = by_id(result)
+    assert components[thanks["id"]]["lexical"] > 0.0
+    assert components[party["id"]]["lexical"] > 0.0
+
+
+def test_a_name_the_caller_may_not_read_is_scored_as_a_word(client: TestClient) -> None:
+    create(client, {"kind": "entity", "canonical_name": "Zed"}, sensitivity="high")
+    thanks = capture(client, "Zed: thanks, see you", content={"speaker": "Zed"})
+    capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
+    query: dict[str, Any] = {
+        "query": "Did Zed like the garden party?",
+        "types": ["episodic"],
+        "expand_context": False,
+    }
+    # The writer may read the entity: its name is matched through the link.
+    assert by_id(retrieve(client, "writer", **query))[thanks["id"]]["lexical"] == 0.0
+    # The reader may not: nothing about the entity may change its ranking.
+    assert by_id(retrieve(client, "reader", **query))[thanks["id"]]["lexical"] > 0.0
+
+
+def test_the_name_still_chooses_the_candidates(
+    db_url: str, make_client: Callable[[Settings], TestClient]
+) -> None:
+    """Many records tie on the question's other words; the candidate pool (10) holds
+    only some of them. The named party's record is chosen for its name, then ranked
+    first by its link."""
+    client = make_client(make_settings(db_url, ranking={"candidate_pool": 10}))
+    for n in (n for n in range(30) if n != 7):
+        capture(client, f"Person{n}: works at Acme now", content={"speaker": f"Person{n}"})
+    wanted = capture(client, "Person7: works at Acme now", content={"speaker": "Person7"})
+    result = retrieve(client, query="Does Person7 work at Acme now?", types=["episodic"], limit=3)
+    assert ids(result)[0] == wanted["id"]
+    assert by_id(result)[wanted["id"]]["entity"] == 0.3
+
+
+def test_names_are_only_silenced_in_the_scopes_that_hold_them(client: TestClient) -> None:
+    r = client.post(
+        "/v1/capture",
+        json={
+            "source": "agent",
+            "source_kind": "event",
+            "summary": "Alice: thanks, see you",
+            "scope": "team-a",
+            "content": {"speaker": "Alice"},
+        },
+        headers=auth("writer"),
+    )
+    assert r.status_code == 201, r.text
+    other = capture(client, "Alice: thanks, see you later", scope="team-b")
+    capture(client, "Bob: the garden party was lovely", scope="team-b")
+    # team-b has no entity Alice (its record names no speaker): the word is scored.
+    result = retrieve(
+        client,
+        query="Did Alice like the garden party?",
+        scopes=["team-b"],
+        types=["episodic"],
+        expand_context=False,
+    )
+    assert by_id(result)[other["id"]]["lexical"] > 0.0
