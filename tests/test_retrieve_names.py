@@ -21,13 +21,17 @@ def test_a_name_the_links_match_adds_nothing_to_the_word_scores(client: TestClie
     # A party's name is in most of its lines: as a word, its shortest lines scored high.
     thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"})
     party = capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
+    told = capture(client, "Bob: I told Alice", content={"speaker": "Bob"})  # no link
     query: dict[str, Any] = {"query": "Did Alice like the garden party?", "types": ["episodic"]}
     result = retrieve(client, **query, expand_context=False)
     components = by_id(result)
     assert components[party["id"]]["lexical"] == 1.0
     assert components[thanks["id"]]["lexical"] == 0.0  # only the name: found, not scored
     assert components[thanks["id"]]["entity"] == 0.3  # the link lifts it instead
-    assert ids(result) == [party["id"], thanks["id"]]
+    # Holding the name without a link to the entity, the word keeps its score.
+    assert components[told["id"]]["lexical"] > 0.0
+    assert components[told["id"]]["entity"] == 0.0
+    assert ids(result) == [party["id"], told["id"], thanks["id"]]
 
 
 def test_with_fewer_than_two_other_words_the_name_is_scored(client: TestClient) -> None:

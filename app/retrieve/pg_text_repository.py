@@ -82,15 +82,16 @@ def bm25(
     scoped: bool,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
-) -> dict[str, float]:
-    """record id → BM25 score of the best `limit` records matching any query lexeme
+) -> tuple[dict[str, float], dict[str, float]]:
+    """record id → BM25 score of the best `limit` records matching any query lexeme, and
+    their scores without the lexemes of `unscored`
     (`scoped`: the clauses name scopes, so the matches are few whatever the store;
     `small_scope`: those scopes hold few records, so every one of them is checked;
-    `unscored`: terms whose lexemes choose and order the matches but add nothing to the
-    scores returned, unless nothing else is left)."""
+    `unscored`: terms whose lexemes choose and order the matches like the others; when
+    they are all the query has, the second scores keep them)."""
     lexemes, silent = _lexemes(session, " ".join(terms), " ".join(unscored))
     if not lexemes:
-        return {}
+        return {}, {}
     total, df = _frequencies(session, lexemes)
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
@@ -113,12 +114,13 @@ def bm25(
     if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
     stmt = _scored(matched.cte("matches"), idf, silent if set(lexemes) - silent else set())
-    return {rid: float(s) for rid, s in session.execute(stmt.limit(limit))}
+    rows = session.execute(stmt.limit(limit)).all()
+    return {rid: float(full) for rid, full, _ in rows}, {rid: float(w) for rid, _, w in rows}
 
 
 def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any]:
-    """(id, score) of the `matches` (id, query-only tsvector, dl), best first by BM25 over
-    every query lexeme; the score returned leaves out the `silent` lexemes' parts."""
+    """(id, score, score without the `silent` lexemes' parts) of the `matches` (id,
+    query-only tsvector, dl), best first by BM25 over every query lexeme."""
     avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
     parts = (
         func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
@@ -137,7 +139,7 @@ def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any
     silent_lexemes = bindparam("silent", sorted(silent), type_=ARRAY(Text))
     scored = func.sum(part).filter(weights.c.lexeme != func.all(silent_lexemes))
     return (
-        select(matches.c.id, func.coalesce(scored, 0.0))
+        select(matches.c.id, func.sum(part), func.coalesce(scored, 0.0))
         .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
         .group_by(matches.c.id)
         .order_by(func.sum(part).desc(), matches.c.id)

@@ -61,6 +61,15 @@ def layer_rank() -> ColumnElement[int]:
 # -- lexical ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LexicalScores:
+    """BM25 scores (higher is better) of the lexical candidates: with every query term, and
+    without the `unscored` terms (the same dict when there are none)."""
+
+    full: dict[str, float]
+    without_unscored: dict[str, float]
+
+
 def lexical(
     session: Session,
     terms: Sequence[str],
@@ -69,20 +78,21 @@ def lexical(
     *,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
-) -> dict[str, float]:
-    """record id → BM25 score (higher is better) of the best `limit` matches
-    (`small_scope`: see retrieve.service.SMALL_SCOPE). The terms in `unscored` choose and
-    order the matches like the others but add nothing to the scores returned (the words
-    of names the entity links match instead: see retrieve.terms.unscored_names)."""
+) -> LexicalScores:
+    """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
+    all of them and without the `unscored` ones (the words of names the entity links
+    match: see retrieve.terms.unscored_names). `small_scope`: see
+    retrieve.service.SMALL_SCOPE."""
     if not terms:
-        return {}
+        return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), records, limit, unscored)
     clauses = query_clauses(records, "postgresql")
     scoped = bool(records.filter.scopes)
-    return pg_text.bm25(
+    full, without = pg_text.bm25(
         session, terms, clauses, limit, scoped=scoped, small_scope=small_scope, unscored=unscored
     )
+    return LexicalScores(full, without)
 
 
 _RANK = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
@@ -94,10 +104,10 @@ def _sqlite_bm25(
     records: RecordQuery,
     limit: int,
     unscored: Sequence[str],
-) -> dict[str, float]:
+) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
-        return {}
+        return LexicalScores({}, {})
     stmt = (
         select(RecordRow.id, _fts.c.rowid, _RANK)
         .select_from(_fts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid))
@@ -110,9 +120,10 @@ def _sqlite_bm25(
         if oldest is not None:
             stmt = stmt.where(_fts.c.rowid >= oldest)
     found = {rowid: (rid, -float(score)) for rid, rowid, score in session.execute(stmt)}
+    full = dict(found.values())
     scored = _fts5_matching([t for t in terms if t not in set(unscored)], records.filter.scopes)
     if scored is None or len(unscored) == 0 or not found:
-        return dict(found.values())
+        return LexicalScores(full, full)
     # FTS5's bm25() sums one part per query term over the same statistics: the found
     # records' scores under the scored terms alone are their full scores less the
     # unscored terms' (0 for a record that holds none of them). Same match as above
@@ -121,11 +132,11 @@ def _sqlite_bm25(
     rescored = select(_fts.c.rowid, _RANK).where(
         scored, _fts.c.rowid.between(min(found), max(found))
     )
-    out = {rid: 0.0 for rid, _score in found.values()}
+    without = dict.fromkeys(full, 0.0)
     for rowid, score in session.execute(rescored):
         if rowid in found:
-            out[found[rowid][0]] = -float(score)
-    return out
+            without[found[rowid][0]] = -float(score)
+    return LexicalScores(full, without)
 
 
 def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> ColumnElement[bool] | None:

@@ -222,10 +222,18 @@ class RetrieveService:
             self.session, terms, records, pool, small_scope=small, unscored=silent
         )
         entities = named if not req.types or MemoryType.entity in req.types else []
-        cosine = self._vector(embedding, records, pool, list(lexical), small)
-        components = ranking.fuse(lexical, cosine, entities)
+        cosine = self._vector(embedding, records, pool, list(lexical.full), small)
         linked = NamedEntities(named, trust.reading())
-        metas = search_repo.headers(self.session, list(components), records, linked)
+        found = {*lexical.full, *(cosine or {}), *entities}
+        metas = search_repo.headers(self.session, list(found), records, linked)
+        # A record the link lifts is scored without the name's words; one that holds the
+        # name but is not linked to the entity keeps them.
+        chosen = {
+            rid: (lexical.without_unscored if metas[rid].mentions_named else lexical.full)[rid]
+            for rid in lexical.full
+            if rid in metas
+        }
+        components = ranking.fuse(chosen, cosine, entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)
         # After the spread: a record found only as a neighbour may mention the entity too.
