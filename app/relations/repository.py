@@ -8,7 +8,6 @@ from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.enums import LIVE_STATUSES
 from app.models import RecordRow, RelationRow
 from app.records.repository import among, off_index, visible
 from app.trust import Visibility
@@ -112,15 +111,14 @@ def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationR
 
 
 def mentions_any(
-    record_id: InstrumentedAttribute[str], entity_ids: Sequence[str], vis: Visibility, dialect: str
+    record_id: InstrumentedAttribute[str], entity_ids: Sequence[str], dialect: str
 ) -> ColumnElement[bool]:
     """Whether the record `record_id` (a column of the enclosing query) has a
-    `mentions_entity` edge to one of `entity_ids` that is live and readable under `vis`
-    (an entity the caller may not read lends nothing, so a ranking cannot hint at it).
-    A correlated EXISTS that walks the record's own edges (a few each): a name common
-    across scopes can have hundreds of entities with thousands of mentions, so the target
-    side is only checked."""
-    entity = aliased(RecordRow)
+    `mentions_entity` edge to one of `entity_ids` (the caller has checked that they are
+    live and readable: an entity the caller may not read must lend nothing, so a ranking
+    cannot hint at it). A correlated EXISTS that walks the record's own edges (a few
+    each): a name common across scopes can have hundreds of entities with thousands of
+    mentions, so the target side is only checked."""
     target: ColumnElement[str] = RelationRow.__table__.c.target_id
     named = (
         off_index(target).in_(sorted(set(entity_ids)))
@@ -131,7 +129,4 @@ def mentions_any(
         RelationRow.source_id == record_id,
         RelationRow.predicate == "mentions_entity",
         named,
-        entity.id == RelationRow.target_id,
-        entity.status.in_(LIVE_STATUSES),
-        visible(vis, entity),
     )

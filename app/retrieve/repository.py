@@ -39,7 +39,6 @@ from app.relations import repository as relation_repo
 from app.retrieve import pg_text_repository as pg_text
 from app.salience.decay import current_salience
 from app.salience.repository import current_salience_sql
-from app.trust import Visibility
 
 K1 = 1.2
 B = 0.75
@@ -223,22 +222,15 @@ def _first_event_time() -> ColumnElement[str]:
     return path
 
 
-@dataclass(frozen=True)
-class NamedEntities:
-    """Entities a query names, and what the caller may read of them: a candidate that
-    mentions one of them, readable, is flagged in its header."""
-
-    ids: Sequence[str]
-    readable: Visibility
-
-
 def headers(
     session: Session,
     ids: Sequence[str],
     records: RecordQuery,
-    named: NamedEntities | None = None,
+    mentioning: Sequence[str] = (),
 ) -> dict[str, RecordHeader]:
-    """The records among `ids` that `records` admits, as light ranking candidates."""
+    """The records among `ids` that `records` admits, as light ranking candidates; each
+    flagged when it mentions one of the entities `mentioning` (live ones the caller may
+    read in full: the caller checks)."""
     if not ids:
         return {}
     dialect = dialect_of(session)
@@ -246,9 +238,7 @@ def headers(
     now = records.now
     r = RecordRow
     mentions: ColumnElement[bool] = (
-        relation_repo.mentions_any(r.id, named.ids, named.readable, dialect)
-        if named and named.ids
-        else literal(False)
+        relation_repo.mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
     )
     stmt = select(
         r.id,

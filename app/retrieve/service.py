@@ -30,7 +30,7 @@ from app.retrieve import ranking, validity
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.ranking import Components
-from app.retrieve.repository import NamedEntities, RecordHeader
+from app.retrieve.repository import RecordHeader
 from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
@@ -223,7 +223,8 @@ class RetrieveService:
         )
         entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical.full), small)
-        linked = NamedEntities(named, trust.reading())
+        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
+        linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
         metas = search_repo.headers(self.session, list(found), records, linked)
         # A record the link lifts is scored without the name's words; one that holds the
@@ -305,7 +306,7 @@ class RetrieveService:
         metas: dict[str, RecordHeader],
         records: RecordQuery,
         trust: TrustContext,
-        linked: NamedEntities,
+        linked: Sequence[str],
     ) -> bool:
         """Neighbouring episodes of the best readable episodic hits get a share."""
         eligible = [
