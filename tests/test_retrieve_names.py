@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
@@ -17,12 +18,19 @@ def by_id(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {item["record"]["id"]: item["components"] for item in result["items"]}
 
 
-def test_a_name_the_links_match_adds_nothing_to_the_word_scores(client: TestClient) -> None:
+@pytest.mark.parametrize("scoped", [False, True], ids=["every-scope", "one-scope"])
+def test_a_name_the_links_match_adds_nothing_to_the_word_scores(
+    client: TestClient, scoped: bool
+) -> None:
     # A party's name is in most of its lines: as a word, its shortest lines scored high.
-    thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"})
-    party = capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
-    told = capture(client, "Bob: I told Alice", content={"speaker": "Bob"})  # no link
+    # (SQLite rescores the candidates by rowid within scopes, by id list across them.)
+    where: dict[str, Any] = {"scope": "team"} if scoped else {}
+    thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"}, **where)
+    party = capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"}, **where)
+    told = capture(client, "Bob: I told Alice", content={"speaker": "Bob"}, **where)  # no link
     query: dict[str, Any] = {"query": "Did Alice like the garden party?", "types": ["episodic"]}
+    if scoped:
+        query["scopes"] = ["team"]
     result = retrieve(client, **query, expand_context=False)
     components = by_id(result)
     assert components[party["id"]]["lexical"] == 1.0
