@@ -3,13 +3,16 @@ is scored through the entity links, not as a word (both stores, provider none)."
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.retrieve import pg_text_repository as pg_text
 from tests.conftest import auth, make_settings
 from tests.test_retrieve import capture, create, ids, retrieve
 
@@ -105,3 +108,27 @@ def test_names_are_only_silenced_in_the_scopes_that_hold_them(client: TestClient
         expand_context=False,
     )
     assert by_id(result)[other["id"]]["lexical"] > 0.0
+
+
+def test_across_every_scope_of_a_large_sqlite_store_names_are_scored_as_words(
+    sqlite_template: Path,
+    tmp_path: Path,
+    make_client: Callable[[Settings], TestClient],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the words match more than MAX_MATCHES records across every scope of a large
+    SQLite store, the second full-text pass would be costly: the name keeps its score
+    there (PostgreSQL computes both sums in one statement and has no such limit)."""
+    shutil.copyfile(sqlite_template, tmp_path / "membrane.db")
+    client = make_client(make_settings(f"sqlite:///{tmp_path / 'membrane.db'}"))
+    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_text, "MAX_MATCHES", 2)
+    for n in range(3):
+        capture(client, f"Bob: garden party {n}", content={"speaker": "Bob"}, scope="a")
+    # The newest: the bounded pass ranks the newest MAX_MATCHES matches.
+    thanks = capture(client, "Alice: thanks, see you", content={"speaker": "Alice"}, scope="a")
+    query: dict[str, Any] = {"query": "Did Alice like the garden party?", "expand_context": False}
+    across = retrieve(client, **query, types=["episodic"])
+    assert by_id(across)[thanks["id"]]["lexical"] > 0.0
+    within = retrieve(client, **query, types=["episodic"], scopes=["a"])
+    assert by_id(within)[thanks["id"]]["lexical"] == 0.0

@@ -114,27 +114,29 @@ def _sqlite_bm25(
         .order_by(_RANK)
         .limit(limit)
     )
+    bounded = False
     if not records.filter.scopes and records.visibility.scopes is None:
         oldest = _newest_matches_start(session, matching)
         if oldest is not None:
             stmt = stmt.where(_fts.c.rowid >= oldest)
+            bounded = True
     found = {rowid: (rid, -float(score)) for rid, rowid, score in session.execute(stmt)}
     full = dict(found.values())
     scored = _fts5_matching([t for t in terms if t not in set(unscored)], records.filter.scopes)
-    if scored is None or len(unscored) == 0 or not found:
+    if scored is None or len(unscored) == 0 or not found or bounded:
+        # Bounded: the query's words match more than MAX_MATCHES records across every
+        # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
+        # (each match in range scored, or each found rowid probed at ~200 µs), so the
+        # names are scored as words.
         return LexicalScores(full, full)
     # FTS5's bm25() sums one part per query term over the same statistics: the found
     # records' scores under the scored terms alone are their full scores less the
-    # unscored terms' (0 for a record that holds none of them). Within scopes, the same
-    # match as above without those terms over the found rowids' range: it visits no more
-    # rows than the first pass. Across every scope that range can hold thousands of
-    # matches (bm25() costs ~4 µs each), so the found rowids are probed one by one
-    # instead (an IN list: ~20 µs each, at most `limit`).
-    if records.filter.scopes:
-        among_found = _fts.c.rowid.between(min(found), max(found))
-    else:
-        among_found = _fts.c.rowid.in_(sorted(found))
-    rescored = select(_fts.c.rowid, _RANK).where(scored, among_found)
+    # unscored terms' (0 for a record that holds none of them). The same match as above
+    # without those terms, over the found rowids' range: no more rows than the first pass
+    # visited (an IN list of the rowids is not handed to FTS5; each is probed alone).
+    rescored = select(_fts.c.rowid, _RANK).where(
+        scored, _fts.c.rowid.between(min(found), max(found))
+    )
     without = dict.fromkeys(full, 0.0)
     for rowid, score in session.execute(rescored):
         if rowid in found:
