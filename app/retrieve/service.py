@@ -227,14 +227,7 @@ class RetrieveService:
         linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
         metas = search_repo.headers(self.session, list(found), records, linked)
-        # A record the link lifts is scored without the name's words; one that holds the
-        # name but is not linked to the entity keeps them.
-        chosen = {
-            rid: (lexical.without_unscored if metas[rid].mentions_named else lexical.full)[rid]
-            for rid in lexical.full
-            if rid in metas
-        }
-        components = ranking.fuse(chosen, cosine, entities)
+        components = ranking.fuse(_lexical_scores(lexical, metas), cosine, entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)
         # After the spread: a record found only as a neighbour may mention the entity too.
@@ -327,6 +320,18 @@ class RetrieveService:
             if rid not in metas:
                 del components[rid]
         return bool(near)
+
+
+def _lexical_scores(
+    lexical: search_repo.LexicalScores, metas: dict[str, RecordHeader]
+) -> dict[str, float]:
+    """Each admitted lexical candidate's BM25 score: without the words of the names the
+    query uses when the entity link lifts it, with them when it holds a name unlinked."""
+    return {
+        rid: (lexical.without_unscored if metas[rid].mentions_named else lexical.full)[rid]
+        for rid in lexical.full
+        if rid in metas
+    }
 
 
 def _sittings(
