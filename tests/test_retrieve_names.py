@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.retrieve import pg_text_repository as pg_text
-from tests.conftest import auth, make_settings
+from tests.conftest import make_settings
 from tests.test_retrieve import capture, create, ids, retrieve
 
 
@@ -85,18 +85,7 @@ def test_the_name_still_chooses_the_candidates(
 
 
 def test_names_are_only_silenced_in_the_scopes_that_hold_them(client: TestClient) -> None:
-    r = client.post(
-        "/v1/capture",
-        json={
-            "source": "agent",
-            "source_kind": "event",
-            "summary": "Alice: thanks, see you",
-            "scope": "team-a",
-            "content": {"speaker": "Alice"},
-        },
-        headers=auth("writer"),
-    )
-    assert r.status_code == 201, r.text
+    capture(client, "Alice: thanks, see you", content={"speaker": "Alice"}, scope="team-a")
     other = capture(client, "Alice: thanks, see you later", scope="team-b")
     capture(client, "Bob: the garden party was lovely", scope="team-b")
     # team-b has no entity Alice (its record names no speaker): the word is scored.

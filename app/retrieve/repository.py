@@ -122,8 +122,11 @@ def _sqlite_bm25(
             bounded = True
     found = {rowid: (rid, -float(score)) for rid, rowid, score in session.execute(stmt)}
     full = dict(found.values())
-    scored = _fts5_matching([t for t in terms if t not in set(unscored)], records.filter.scopes)
-    if scored is None or len(unscored) == 0 or not found or bounded:
+    silent = set(unscored)
+    scored = None
+    if silent and found and not bounded:
+        scored = _fts5_matching([t for t in terms if t not in silent], records.filter.scopes)
+    if scored is None:
         # Bounded: the query's words match more than MAX_MATCHES records across every
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
