@@ -32,7 +32,7 @@ from app import clock
 from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
 from app.db import Database
-from app.enums import Sensitivity
+from app.enums import LIVE_STATUSES, Sensitivity
 from app.errors import DomainError
 from app.models import RecordRow
 from app.records import repository as record_repo
@@ -276,7 +276,7 @@ def _live_record(
     if found is None:
         return None
     row = record_repo.lock(session, [found]).get(found)
-    return row if row is not None and row.status in consolidation_repo.LIVE else None
+    return row if row is not None and row.status in LIVE_STATUSES else None
 
 
 @dataclass(frozen=True)

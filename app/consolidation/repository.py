@@ -73,9 +73,6 @@ def uncompressed_episodes(
     return [EpisodeKey(*row) for row in session.execute(stmt)]
 
 
-LIVE = LIVE_STATUSES
-
-
 def stage_action(stage: str) -> str:
     """The audit action that marks an episode as processed by `stage`."""
     return f"consolidate:{stage}"
@@ -215,7 +212,7 @@ def pattern_record(
         .where(
             TagRow.tag == tag,
             RecordRow.type == record_type,
-            RecordRow.status.in_(LIVE),
+            RecordRow.status.in_(LIVE_STATUSES),
             RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
             RecordRow.sensitivity == sensitivity,
         )
@@ -239,7 +236,7 @@ def pattern_keys(
             .where(
                 TagRow.tag.in_(wanted[i : i + chunk]),
                 RecordRow.type == record_type,
-                RecordRow.status.in_(LIVE),
+                RecordRow.status.in_(LIVE_STATUSES),
             )
         )
         found.update((tag, scope, rank) for tag, scope, rank in session.execute(stmt))
@@ -267,7 +264,7 @@ def same_fact(
             fact_object(dialect_of(session)) == obj,
             # a literal, not a parameter: it is the partial index's predicate (0005)
             RecordRow.type == literal_column("'semantic'"),
-            RecordRow.status.in_(LIVE),
+            RecordRow.status.in_(LIVE_STATUSES),
             RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
             RecordRow.sensitivity == sensitivity,
             payload["subject"].as_string() == subject,

@@ -44,7 +44,6 @@ from app.retrieve.terms import name_candidates, query_terms, unscored_names
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
-DEFAULT_STATUSES = LIVE_STATUSES
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
@@ -76,7 +75,7 @@ def record_filter(req: RetrieveRequest) -> RecordFilter:
         types=[t.value for t in req.types],
         scopes=list(req.scopes),
         tags_all=list(req.tags),
-        statuses=[s.value for s in req.statuses] if req.statuses else list(DEFAULT_STATUSES),
+        statuses=[s.value for s in req.statuses] if req.statuses else list(LIVE_STATUSES),
         min_salience=req.min_salience,
     )
 
