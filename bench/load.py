@@ -50,6 +50,8 @@ from rawhttp import RawConnection, RawResponse
 STEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SCOPES = 50
 CLIENT_TIMEOUT_S = 10.0
+SEED_BATCH = 500
+SEED_EMBED_WAIT_S = 900.0
 
 
 @dataclass
@@ -244,11 +246,52 @@ async def verify(client: httpx.AsyncClient, ids: Sequence[str]) -> dict[str, Any
     }
 
 
+async def seed_store(
+    client: httpx.AsyncClient, corpus: Corpus, records: int, rng: random.Random
+) -> dict[str, Any]:
+    """Capture `records` events across the scopes through batch capture, then wait until
+    the worker has embedded them: the ramp then measures a store that is already in use.
+    Started empty, the first steps would query a store of a few hundred records that the
+    ramp itself grows tenfold, and their 'peak' would measure the empty store."""
+    t0 = time.monotonic()
+    for start in range(0, records, SEED_BATCH):
+        items = [
+            {
+                "source": "load",
+                "source_kind": "event",
+                "summary": rng.choice(corpus.turns),
+                "scope": f"load/{rng.randrange(SCOPES)}",
+            }
+            for _ in range(min(SEED_BATCH, records - start))
+        ]
+        response = await client.post("/v1/capture/batch", json={"items": items}, timeout=300)
+        response.raise_for_status()
+    captured = time.monotonic()
+    pending = -1
+    while time.monotonic() - captured < SEED_EMBED_WAIT_S:
+        embedding = (await client.get("/readyz")).json().get("embedding") or {}
+        pending = int(embedding.get("pending", 0))
+        if pending == 0:
+            break
+        await asyncio.sleep(1.0)
+    return {
+        "records": records,
+        "capture_s": round(captured - t0, 1),
+        "embedded_s": round(time.monotonic() - captured, 1),
+        "pending_at_start": pending,
+    }
+
+
 async def ramp(
     url: str, key: str | None, corpus: Corpus, args: argparse.Namespace
 ) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     steps = []
+    seeded: dict[str, Any] = {"records": 0}
+    if args.seed:
+        async with httpx.AsyncClient(base_url=url, headers=headers) as client:
+            seeded = await seed_store(client, corpus, args.seed, random.Random(0))
+        print(f"seed: {seeded}", file=sys.stderr)
     async with clients(url, headers, args.client) as connect:
         warm = await run_step(connect, corpus, 4, 3.0, 200)  # fills scopes, loads the model
         print(f"warm-up: {warm.summary()['statuses']}", file=sys.stderr)
@@ -266,6 +309,7 @@ async def ramp(
         "client": args.client,
         "client_timeout_s": CLIENT_TIMEOUT_S,
         "mix": {"retrieve": 0.70, "capture": 0.25, "reinforce_or_penalize": 0.05},
+        "seed": seeded,
         "steps": steps,
         "peak_goodput_rps": peak,
         "goodput_at_256_of_peak": round(steps[-1]["goodput_rps"] / peak, 3) if peak else 0.0,
@@ -304,6 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--api-key")
     ap.add_argument(
         "--workers", type=int, help="API processes, --store only (default: PostgreSQL 2, SQLite 1)"
+    )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=5_000,
+        help="records captured (and embedded) before the ramp; 0 starts from an empty store",
     )
     ap.add_argument("--step-seconds", type=float, default=10.0)
     ap.add_argument("--max-requests", type=int, default=20_000, help="per step")
