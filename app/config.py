@@ -167,12 +167,15 @@ class DatabaseSettings(BaseModel):
 
 class CapacitySettings(BaseModel):
     """Load shedding: at most max_in_flight /v1 requests run at once per process; up to
-    max_queued more wait at most queue_timeout_s for a turn; the rest get 503 at once."""
+    max_queued more wait at most queue_timeout_s for a turn; the rest get 503 at once,
+    with a Retry-After of the time the waiting requests take to drain, between
+    retry_after_s and max_retry_after_s (app/backlog.py)."""
 
     max_in_flight: int = Field(default=4, ge=1, le=10_000)
     max_queued: int = Field(default=256, ge=0, le=100_000)
     queue_timeout_s: float = Field(default=1.0, gt=0)
     retry_after_s: int = Field(default=1, ge=1)
+    max_retry_after_s: int = Field(default=10, ge=1, le=3600)
 
 
 # A browser's Origin: scheme://host[:port], no path and no trailing slash (one would never
@@ -270,6 +273,11 @@ class Settings(BaseSettings):
     # this long to finish before cancelling them; keep it below the orchestrator's grace
     # period (Kubernetes terminationGracePeriodSeconds, default 30).
     shutdown_grace_s: int = Field(default=20, ge=1, le=3600)
+    # How long an idle keep-alive connection stays open. Longer than the idle timeout of
+    # the gateways and load balancers in front (60 s is common): a server that closes
+    # first races the gateway reusing the connection, which the client sees as a 502, and
+    # a client told to retry after a few seconds (Retry-After) finds its connection gone.
+    keep_alive_s: int = Field(default=75, ge=1, le=3600)
 
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)

@@ -144,6 +144,7 @@ def _add_middleware(app: FastAPI, state: AppState, buckets: TokenBuckets | None)
         max_queued=cap.max_queued,
         queue_timeout_s=cap.queue_timeout_s,
         retry_after_s=cap.retry_after_s,
+        max_retry_after_s=cap.max_retry_after_s,
     )
     if buckets is not None:  # shared with /mcp, which limits requests without a valid key
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)

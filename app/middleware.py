@@ -13,6 +13,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.backlog import moving_mean, retry_after_s
 from app.errors import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
 from app.logs import current_request_id
 from app.security import KeyStore, bearer_token
@@ -254,7 +255,9 @@ class CapacityMiddleware:
     """At most `max_in_flight` /v1 requests run at once; up to `max_queued` more wait at
     most `queue_timeout_s` for a turn. Anything beyond answers 503 + Retry-After at once,
     so a saturated service sheds load in milliseconds instead of queueing requests until
-    their clients time out. Health, readiness and /metrics are never shed."""
+    their clients time out. Retry-After is the time the waiting requests take to drain
+    (between `retry_after_s` and `max_retry_after_s`). Health, readiness and /metrics are
+    never shed."""
 
     def __init__(
         self,
@@ -264,13 +267,17 @@ class CapacityMiddleware:
         max_queued: int,
         queue_timeout_s: float,
         retry_after_s: int,
+        max_retry_after_s: int,
     ) -> None:
         self.app = app
+        self.max_in_flight = max_in_flight
         self.slots = asyncio.Semaphore(max_in_flight)
         self.max_queued = max_queued
         self.queue_timeout_s = queue_timeout_s
-        self.retry_after = str(retry_after_s)
+        self.retry_after_s = retry_after_s
+        self.max_retry_after_s = max(max_retry_after_s, retry_after_s)
         self.queued = 0
+        self.mean_service_s: float | None = None  # of the requests this process finished
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not _is_api_request(scope):
@@ -283,13 +290,26 @@ class CapacityMiddleware:
                 "Service unavailable",
                 "overloaded",
                 "The service is at capacity; retry after the delay in Retry-After.",
-                {"Retry-After": self.retry_after},
+                {"Retry-After": str(self._retry_after_s())},
             )
             return
+        started = time.monotonic()
         try:
             await self.app(scope, receive, send)
         finally:
             self.slots.release()
+            self.mean_service_s = moving_mean(self.mean_service_s, time.monotonic() - started)
+
+    def _retry_after_s(self) -> int:
+        """The time the requests waiting now take to drain (app/backlog.py), within the
+        configured bounds; the floor while nothing has finished yet."""
+        return retry_after_s(
+            self.queued,
+            self.max_in_flight,
+            self.mean_service_s or 0.0,
+            self.retry_after_s,
+            self.max_retry_after_s,
+        )
 
     async def _take_turn(self) -> bool:
         if not self.slots.locked():

@@ -42,6 +42,7 @@ def main() -> None:
         ssl_certfile=settings.tls.cert_file or None,
         ssl_keyfile=settings.tls.key_file or None,
         timeout_graceful_shutdown=settings.shutdown_grace_s,
+        timeout_keep_alive=settings.keep_alive_s,
     )
 
 

@@ -42,6 +42,8 @@ class RawConnection:
             raise
 
     async def _exchange(self, method: str, path: str, body: Any) -> RawResponse:
+        if self.reader is not None and self.reader.at_eof():
+            await self.close()  # the server closed it while idle: a client reconnects
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None

@@ -30,6 +30,7 @@ PURE = {
     "app.interpret.parse",
     "app.logs",
     "app.clock",
+    "app.backlog",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

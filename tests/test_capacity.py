@@ -52,7 +52,12 @@ def test_capacity_sheds_with_503_and_retry_after() -> None:
 
     inner = Starlette(routes=[Route("/v1/slow", slow), Route("/healthz", health)])
     app = CapacityMiddleware(
-        inner, max_in_flight=1, max_queued=0, queue_timeout_s=5.0, retry_after_s=2
+        inner,
+        max_in_flight=1,
+        max_queued=0,
+        queue_timeout_s=5.0,
+        retry_after_s=2,
+        max_retry_after_s=10,
     )
 
     async def scenario() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
@@ -86,6 +91,7 @@ def test_a_queued_request_waits_for_a_turn_then_runs() -> None:
         max_queued=1,
         queue_timeout_s=5.0,
         retry_after_s=1,
+        max_retry_after_s=10,
     )
 
     async def scenario() -> list[int]:
@@ -100,6 +106,46 @@ def test_a_queued_request_waits_for_a_turn_then_runs() -> None:
             return [(await running).status_code, (await queued).status_code, refused.status_code]
 
     assert asyncio.run(scenario()) == [200, 200, 503]
+
+
+def test_retry_after_is_the_time_the_backlog_takes_to_drain() -> None:
+    """One slot; a request that took ~0.8 s sets the service time. With two requests
+    waiting, a refused third is told to come back when they will have run:
+    ceil(3 × 0.8 s / 1 slot) = 3 s, not the 1 s floor."""
+    release = asyncio.Event()
+
+    async def slow(_request: Request) -> PlainTextResponse:
+        await asyncio.sleep(0.8)
+        return PlainTextResponse("slow")
+
+    async def hold(_request: Request) -> PlainTextResponse:
+        await release.wait()
+        return PlainTextResponse("held")
+
+    app = CapacityMiddleware(
+        Starlette(routes=[Route("/v1/slow", slow), Route("/v1/hold", hold)]),
+        max_in_flight=1,
+        max_queued=2,
+        queue_timeout_s=5.0,
+        retry_after_s=1,
+        max_retry_after_s=10,
+    )
+
+    async def scenario() -> tuple[list[int], httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            measured = await client.get("/v1/slow")
+            running = [asyncio.create_task(client.get("/v1/hold")) for _ in range(3)]
+            await asyncio.sleep(0.05)  # one holds the slot, two wait for it
+            refused = await client.get("/v1/hold")
+            release.set()
+            statuses = [measured.status_code] + [(await r).status_code for r in running]
+            return statuses, refused
+
+    statuses, refused = asyncio.run(scenario())
+    assert statuses == [200, 200, 200, 200]
+    assert refused.status_code == 503
+    assert refused.headers["retry-after"] == "3"
 
 
 def test_concurrent_captures_lose_nothing_and_never_fail(db_url: str, db: Database) -> None:
