@@ -298,7 +298,9 @@ class CapacityMiddleware:
             await self.app(scope, receive, send)
         finally:
             self.slots.release()
-            self.mean_service_s = moving_mean(self.mean_service_s, time.monotonic() - started)
+            # Capped: one long request (an import) must not hold every client off for long.
+            took = min(time.monotonic() - started, self.max_retry_after_s)
+            self.mean_service_s = moving_mean(self.mean_service_s, took)
 
     def _retry_after_s(self) -> int:
         """The time the requests waiting now take to drain (app/backlog.py), within the
