@@ -136,7 +136,10 @@ def test_retry_after_is_the_time_the_backlog_takes_to_drain() -> None:
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             measured = await client.get("/v1/slow")
             running = [asyncio.create_task(client.get("/v1/hold")) for _ in range(3)]
-            await asyncio.sleep(0.05)  # one holds the slot, two wait for it
+            for _ in range(500):  # until one holds the slot and two wait for it
+                if app.queued == 2:
+                    break
+                await asyncio.sleep(0.01)
             refused = await client.get("/v1/hold")
             release.set()
             statuses = [measured.status_code] + [(await r).status_code for r in running]
