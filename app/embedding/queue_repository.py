@@ -18,12 +18,12 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.db import Tier
+from app.db import Tier, dialect_of
 from app.embedding.unit import unit_vector
-from app.models import EmbeddingRow, RecordRow, pg_embeddings
+from app.models import EmbeddingLeaseRow, EmbeddingRow, RecordRow, pg_embeddings
 
 # -- queue -------------------------------------------------------------------------------
 
@@ -43,15 +43,46 @@ class PendingRecord:
     search_text: str
 
 
-def pending_batch(session: Session, limit: int) -> list[PendingRecord]:
-    """Oldest pending records first."""
-    stmt = (
-        select(RecordRow.id, RecordRow.type, RecordRow.payload, RecordRow.search_text)
-        .where(RecordRow.embedding_status == "pending")
+def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> list[PendingRecord]:
+    """Claim the oldest pending records no other worker holds (no lease, or one that ran
+    out: its worker died) for `lease_s`. Two workers never claim the same record: each
+    lease is taken with one INSERT … ON CONFLICT that only replaces a lease that ran
+    out, so a record another worker is claiming at the same moment (PostgreSQL: waits for
+    its commit, then sees its fresh lease) is left out of this batch."""
+    held = exists().where(
+        EmbeddingLeaseRow.record_id == RecordRow.id, EmbeddingLeaseRow.until > now
+    )
+    candidates = (
+        select(RecordRow.id)
+        .where(RecordRow.embedding_status == "pending", ~held)
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(limit)
     )
-    return [PendingRecord(*row) for row in session.execute(stmt)]
+    ids = list(session.scalars(candidates))
+    if not ids:
+        return []
+    dialect_insert = sqlite.insert if dialect_of(session) == "sqlite" else postgresql.insert
+    insert_lease = dialect_insert(EmbeddingLeaseRow).values(
+        [{"record_id": rid, "until": now + lease_s} for rid in ids]
+    )
+    taken = insert_lease.on_conflict_do_update(
+        index_elements=[EmbeddingLeaseRow.record_id],
+        set_={"until": insert_lease.excluded.until},
+        where=EmbeddingLeaseRow.until <= now,
+    ).returning(EmbeddingLeaseRow.record_id)
+    claimed = set(session.scalars(taken))
+    rows = (
+        select(RecordRow.id, RecordRow.type, RecordRow.payload, RecordRow.search_text)
+        .where(RecordRow.id.in_(sorted(claimed)))
+        .order_by(RecordRow.created_at, RecordRow.id)
+    )
+    return [PendingRecord(*row) for row in session.execute(rows)]
+
+
+def release(session: Session, ids: Sequence[str]) -> None:
+    """Drop the leases of `ids` (their batch is stored, or failed and may be retried)."""
+    if ids:
+        session.execute(delete(EmbeddingLeaseRow).where(EmbeddingLeaseRow.record_id.in_(list(ids))))
 
 
 def still_pending(session: Session, ids: Sequence[str]) -> set[str]:

@@ -1,7 +1,10 @@
 """The embedding queue worker: embeds pending records in batches, off the request path.
 
-A batch is read in one short transaction, embedded with no transaction open (a slow
-provider never holds a database lock), then written with its status in another."""
+A batch is claimed in one short transaction (a lease of LEASE_S on each record, so
+several worker processes embed different batches), embedded with no transaction open (a
+slow provider never holds a database lock), then written with its status in another,
+which drops the leases. A worker that dies leaves its leases to run out; one whose
+embedding fails drops them, and retries after its backoff."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import logging
 import threading
 from collections.abc import Sequence
 
+from app import clock
 from app.db import Database
 from app.embedding import queue_repository as repo
 from app.embedding.passages import passages, pooled
@@ -17,23 +21,33 @@ from app.records.search_text import passage_text
 
 log = logging.getLogger("membrane.embedding")
 MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures
+# How long a claimed batch is held from other workers: far longer than embedding a batch
+# takes (seconds locally, a provider's retries remotely); a dead worker's batch waits this.
+LEASE_S = 300.0
 
 
 def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
     """Embed one batch of pending records; returns how many records it settled."""
     with db.transaction() as session:
-        batch = repo.pending_batch(session, batch_size)
+        batch = repo.claim_batch(session, batch_size, clock.now(), LEASE_S)
     if not batch:
         return 0
+    ids = [r.id for r in batch]
     with_text = [r for r in batch if r.search_text.strip()]
-    vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
+    try:
+        vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
+    except Exception:
+        with db.transaction() as session:
+            repo.release(session, ids)  # retried after the worker's backoff, not the lease
+        raise
     with db.transaction() as session:
-        live = repo.still_pending(session, [r.id for r in batch])
+        live = repo.still_pending(session, ids)
         items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
         repo.store_vectors(session, db.tier, embedder.name, items)
         repo.mark(session, [rid for rid, _ in items], "done")
         empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
+        repo.release(session, ids)
     return len(batch)
 
 

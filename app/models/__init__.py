@@ -249,6 +249,18 @@ class EmbeddingRow(Base):
     vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
+class EmbeddingLeaseRow(Base):
+    """A pending record claimed by an embedding worker until `until` (epoch seconds): other
+    workers pass it by until then (app/embedding/queue_repository.claim_batch)."""
+
+    __tablename__ = "embedding_leases"
+
+    record_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    until: Mapped[float] = mapped_column(Double, nullable=False)
+
+
 # The pgvector column is created by the migration, not declared on the ORM model.
 pg_embeddings = table(
     "record_embeddings",
