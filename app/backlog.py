@@ -1,13 +1,13 @@
 """How long a refused request should wait before it tries again (pure).
 
 A process serves `slots` requests at once, each for about `mean_service_s` (a moving mean
-of the requests it finished), so the requests already waiting drain in about
-waiting × mean_service_s / slots. A fixed Retry-After of one second sent every shed client
-back while that backlog was still there, to be shed again: at the load ramp's 256 clients
-(bench/load.py, SQLite) 1,080 of 1,411 answers in a 10 s step were such 503s, each
-costing the server and the client a round trip (with the drain time: 619). Telling a
-client the backlog's own drain time spreads the retries over the time the service needs
-to reach them."""
+of the requests it finished), so a request behind the ones already waiting gets a turn in
+about (waiting + 1) × mean_service_s / slots. A fixed Retry-After of one second sent
+every shed client back while that backlog was still there, to be shed again: at the load
+ramp's 256 clients (bench/load.py, SQLite) 1,080 of 1,411 answers in a 10 s step were
+such 503s, each costing the server and the client a round trip (with the drain time:
+619). Telling a client the backlog's own drain time spreads the retries over the time the
+service needs to reach them."""
 
 from __future__ import annotations
 

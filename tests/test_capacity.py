@@ -109,13 +109,13 @@ def test_a_queued_request_waits_for_a_turn_then_runs() -> None:
 
 
 def test_retry_after_is_the_time_the_backlog_takes_to_drain() -> None:
-    """One slot; a request that took ~0.8 s sets the service time. With two requests
+    """One slot; a request that took ~0.7 s sets the service time. With two requests
     waiting, a refused third is told to come back when they will have run:
-    ceil(3 × 0.8 s / 1 slot) = 3 s, not the 1 s floor."""
+    ceil(3 × 0.7 s / 1 slot) = 3 s (for any measured time up to 1 s), not the 1 s floor."""
     release = asyncio.Event()
 
     async def slow(_request: Request) -> PlainTextResponse:
-        await asyncio.sleep(0.8)
+        await asyncio.sleep(0.7)
         return PlainTextResponse("slow")
 
     async def hold(_request: Request) -> PlainTextResponse:

@@ -24,7 +24,7 @@ from tests.conftest import app_state
 from tests.embedding_support import FakeOpenAI, openai_settings
 from tests.test_embedding import capture, pending
 
-LEASE_S = 300.0
+LEASE_S = 600.0
 
 
 def _claim(db: Database, limit: int, now: float) -> list[str]:
@@ -41,6 +41,9 @@ def test_workers_claim_different_batches_and_a_dead_workers_lease_runs_out(
     first, second = _claim(db, 3, now), _claim(db, 3, now)
     assert first == ids[:3] and second == ids[3:]  # oldest first, never the same record
     assert _claim(db, 3, now) == []  # all held
+    with db.transaction() as session:  # a release takes only the leases its worker set
+        queue.release(session, first, until=now + LEASE_S + 1)
+    assert _claim(db, 3, now) == []
     # Neither worker came back: after the lease the oldest batch is claimable again.
     assert _claim(db, 3, now + LEASE_S + 1) == ids[:3]
     assert pending(client) == 6  # a lease is not an embedding
@@ -57,17 +60,23 @@ def test_concurrent_workers_embed_each_record_once(
     assert state.embedding is not None
     embedder = state.embedding.embedder
     start = threading.Barrier(4)
+    errors: list[BaseException] = []
 
     def worker() -> None:
         start.wait()
-        while embed_pending(state.db, embedder, 5, max_passages=0):
-            pass
+        try:
+            while embed_pending(state.db, embedder, 5, max_passages=0):
+                pass
+        except BaseException as exc:  # reported below: a thread's error would pass silently
+            errors.append(exc)
 
     threads = [threading.Thread(target=worker) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
     # The provider is asked for each record's search text (its summary, as captured).
     asked = Counter(text for request in fake_openai.requests for text in request["input"])
     assert len(asked) == len(texts)

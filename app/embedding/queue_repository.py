@@ -57,6 +57,9 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
         .where(RecordRow.embedding_status == "pending", ~held)
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(limit)
+        # PostgreSQL: a worker claiming at the same moment takes the next records instead
+        # of waiting for the same ones (SQLite: claims are writes, one at a time).
+        .with_for_update(skip_locked=True)
     )
     ids = list(session.scalars(candidates))
     if not ids:
@@ -79,10 +82,15 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
     return [PendingRecord(*row) for row in session.execute(rows)]
 
 
-def release(session: Session, ids: Sequence[str]) -> None:
-    """Drop the leases of `ids` (their batch is stored, or failed and may be retried)."""
+def release(session: Session, ids: Sequence[str], until: float) -> None:
+    """Drop the leases of `ids` that this worker took (their `until` is the one it set: a
+    lease that ran out and was taken over by another worker stays theirs)."""
     if ids:
-        session.execute(delete(EmbeddingLeaseRow).where(EmbeddingLeaseRow.record_id.in_(list(ids))))
+        session.execute(
+            delete(EmbeddingLeaseRow).where(
+                EmbeddingLeaseRow.record_id.in_(list(ids)), EmbeddingLeaseRow.until == until
+            )
+        )
 
 
 def still_pending(session: Session, ids: Sequence[str]) -> set[str]:

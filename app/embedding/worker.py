@@ -4,7 +4,8 @@ A batch is claimed in one short transaction (a lease of LEASE_S on each record, 
 several worker processes embed different batches), embedded with no transaction open (a
 slow provider never holds a database lock), then written with its status in another,
 which drops the leases. A worker that dies leaves its leases to run out; one whose
-embedding fails drops them, and retries after its backoff."""
+embedding or write fails drops them (best effort: with the database down they run out),
+and retries after its backoff."""
 
 from __future__ import annotations
 
@@ -22,33 +23,48 @@ from app.records.search_text import passage_text
 log = logging.getLogger("membrane.embedding")
 MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures
 # How long a claimed batch is held from other workers: far longer than embedding a batch
-# takes (seconds locally, a provider's retries remotely); a dead worker's batch waits this.
-LEASE_S = 300.0
+# takes locally (seconds) or through a provider with its retries (minutes at worst); a
+# dead worker's batch waits this long. A lease that runs out under a live worker costs a
+# second embedding of its batch, never a second write (the write checks pending).
+LEASE_S = 600.0
 
 
 def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
     """Embed one batch of pending records; returns how many records it settled."""
+    now = clock.now()
     with db.transaction() as session:
-        batch = repo.claim_batch(session, batch_size, clock.now(), LEASE_S)
+        batch = repo.claim_batch(session, batch_size, now, LEASE_S)
     if not batch:
         return 0
-    ids = [r.id for r in batch]
-    with_text = [r for r in batch if r.search_text.strip()]
+    ids, lease = [r.id for r in batch], now + LEASE_S
     try:
-        vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
+        _embed_and_store(db, embedder, batch, max_passages, lease)
     except Exception:
         with db.transaction() as session:
-            repo.release(session, ids)  # retried after the worker's backoff, not the lease
+            repo.release(session, ids, lease)  # retried after the worker's backoff
         raise
+    return len(batch)
+
+
+def _embed_and_store(
+    db: Database,
+    embedder: Embedder,
+    batch: Sequence[repo.PendingRecord],
+    max_passages: int,
+    lease: float,
+) -> None:
+    """Embed the batch with no transaction open, then store what is still pending and
+    drop the batch's leases in one transaction."""
+    with_text = [r for r in batch if r.search_text.strip()]
+    vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
     with db.transaction() as session:
-        live = repo.still_pending(session, ids)
+        live = repo.still_pending(session, [r.id for r in batch])
         items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
         repo.store_vectors(session, db.tier, embedder.name, items)
         repo.mark(session, [rid for rid, _ in items], "done")
         empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
-        repo.release(session, ids)
-    return len(batch)
+        repo.release(session, [r.id for r in batch], lease)
 
 
 def record_vectors(
