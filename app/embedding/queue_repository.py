@@ -53,7 +53,7 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
         EmbeddingLeaseRow.record_id == RecordRow.id, EmbeddingLeaseRow.until > now
     )
     candidates = (
-        select(RecordRow.id)
+        select(RecordRow.id, RecordRow.type, RecordRow.payload, RecordRow.search_text)
         .where(RecordRow.embedding_status == "pending", ~held)
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(limit)
@@ -61,12 +61,12 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
         # of waiting for the same ones (SQLite: claims are writes, one at a time).
         .with_for_update(skip_locked=True)
     )
-    ids = list(session.scalars(candidates))
-    if not ids:
+    found = [PendingRecord(*row) for row in session.execute(candidates)]
+    if not found:
         return []
     dialect_insert = sqlite.insert if dialect_of(session) == "sqlite" else postgresql.insert
     insert_lease = dialect_insert(EmbeddingLeaseRow).values(
-        [{"record_id": rid, "until": now + lease_s} for rid in ids]
+        [{"record_id": r.id, "until": now + lease_s} for r in found]
     )
     taken = insert_lease.on_conflict_do_update(
         index_elements=[EmbeddingLeaseRow.record_id],
@@ -74,12 +74,7 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
         where=EmbeddingLeaseRow.until <= now,
     ).returning(EmbeddingLeaseRow.record_id)
     claimed = set(session.scalars(taken))
-    rows = (
-        select(RecordRow.id, RecordRow.type, RecordRow.payload, RecordRow.search_text)
-        .where(RecordRow.id.in_(sorted(claimed)))
-        .order_by(RecordRow.created_at, RecordRow.id)
-    )
-    return [PendingRecord(*row) for row in session.execute(rows)]
+    return [r for r in found if r.id in claimed]
 
 
 def release(session: Session, ids: Sequence[str], until: float) -> None:

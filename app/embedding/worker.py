@@ -55,16 +55,17 @@ def _embed_and_store(
 ) -> None:
     """Embed the batch with no transaction open, then store what is still pending and
     drop the batch's leases in one transaction."""
+    ids = [r.id for r in batch]
     with_text = [r for r in batch if r.search_text.strip()]
     vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
     with db.transaction() as session:
-        live = repo.still_pending(session, [r.id for r in batch])
+        live = repo.still_pending(session, ids)
         items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
         repo.store_vectors(session, db.tier, embedder.name, items)
         repo.mark(session, [rid for rid, _ in items], "done")
         empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
-        repo.release(session, [r.id for r in batch], lease)
+        repo.release(session, ids, lease)
 
 
 def record_vectors(
