@@ -6,13 +6,12 @@ its connection gone."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import time
 from pathlib import Path
 
 from tests.fault_support import START_TIMEOUT_S
-from tests.test_migration_lock import ServeProcess
+from tests.test_migration_lock import serve_sqlite_copy
 
 UVICORN_DEFAULT_KEEP_ALIVE_S = 5
 
@@ -38,18 +37,10 @@ def _get_healthz(sock: socket.socket, port: int) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-def _serve(sqlite_template: Path, tmp_path: Path, **env: str) -> ServeProcess:
-    database = tmp_path / "membrane.db"
-    shutil.copyfile(sqlite_template, database)
-    svc = ServeProcess(f"sqlite:///{database}", tmp_path / "serve.log", **env)
-    svc.wait_ready()
-    return svc
-
-
 def test_an_idle_connection_outlives_uvicorns_default(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
-    svc = _serve(sqlite_template, tmp_path)
+    svc, _ = serve_sqlite_copy(sqlite_template, tmp_path)
     try:
         with socket.create_connection(("127.0.0.1", svc.port), timeout=START_TIMEOUT_S) as sock:
             assert _get_healthz(sock, svc.port).startswith(b"HTTP/1.1 200 ")
@@ -62,7 +53,7 @@ def test_an_idle_connection_outlives_uvicorns_default(
 def test_the_server_closes_a_connection_idle_longer_than_the_setting(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
-    svc = _serve(sqlite_template, tmp_path, MEMBRANE_KEEP_ALIVE_S="1")
+    svc, _ = serve_sqlite_copy(sqlite_template, tmp_path, MEMBRANE_KEEP_ALIVE_S="1")
     try:
         with socket.create_connection(("127.0.0.1", svc.port), timeout=START_TIMEOUT_S) as sock:
             assert _get_healthz(sock, svc.port).startswith(b"HTTP/1.1 200 ")

@@ -56,6 +56,18 @@ class ServeProcess(ServiceProcess):
         return self.log_path.read_text(errors="replace")
 
 
+def serve_sqlite_copy(
+    sqlite_template: Path, tmp_path: Path, **env: str
+) -> tuple[ServeProcess, Path]:
+    """`python -m app.serve`, ready, on a copy of the migrated SQLite template in
+    `tmp_path`; returns the process and the database file."""
+    database = tmp_path / "membrane.db"
+    shutil.copyfile(sqlite_template, database)
+    svc = ServeProcess(f"sqlite:///{database}", tmp_path / "serve.log", **env)
+    svc.wait_ready()
+    return svc, database
+
+
 def wait_for_log(proc: subprocess.Popen[bytes], log_path: Path, line: str) -> None:
     """Until `line` is in the log of `proc`, which must still run."""
     deadline = time.monotonic() + START_TIMEOUT_S

@@ -11,7 +11,6 @@ is inside the app, waiting, for as long as the test likes."""
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import socket
 import sqlite3
@@ -22,7 +21,7 @@ from typing import Any
 
 from tests.conftest import KEYS
 from tests.fault_support import START_TIMEOUT_S
-from tests.test_migration_lock import ServeProcess
+from tests.test_migration_lock import serve_sqlite_copy
 
 DEFAULT_GRACE_S = 20  # MEMBRANE_SHUTDOWN_GRACE_S's default
 # After the grace period the process still shuts the app down and leaves the interpreter.
@@ -33,14 +32,6 @@ CAPTURE = {
     "scope": "team-a",
     "content": {"subject": "Alice", "predicate": "works_at", "object": "Acme"},
 }
-
-
-def _serve(sqlite_template: Path, tmp_path: Path, **env: str) -> tuple[ServeProcess, Path]:
-    database = tmp_path / "membrane.db"
-    shutil.copyfile(sqlite_template, database)
-    svc = ServeProcess(f"sqlite:///{database}", tmp_path / "serve.log", **env)
-    svc.wait_ready()
-    return svc, database
 
 
 def _open_request(port: int, body: bytes) -> socket.socket:
@@ -96,7 +87,7 @@ def _refuses_connections(port: int, deadline: float) -> bool:
 def test_sigterm_lets_the_request_in_flight_finish_and_exits_0(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
-    svc, database = _serve(sqlite_template, tmp_path)
+    svc, database = serve_sqlite_copy(sqlite_template, tmp_path)
     body = json.dumps(CAPTURE).encode()
     try:
         with _open_request(svc.port, body) as sock:
@@ -123,7 +114,7 @@ def test_sigterm_does_not_wait_beyond_the_grace_period(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
     grace_s = 2
-    svc, _ = _serve(sqlite_template, tmp_path, MEMBRANE_SHUTDOWN_GRACE_S=str(grace_s))
+    svc, _ = serve_sqlite_copy(sqlite_template, tmp_path, MEMBRANE_SHUTDOWN_GRACE_S=str(grace_s))
     body = json.dumps(CAPTURE).encode()
     try:
         with _open_request(svc.port, body):  # whose body never comes
