@@ -101,8 +101,10 @@ def test_internal_error_is_500_without_stack_trace(
 
 
 def test_rate_limit_answers_429_with_retry_after(db_url: str, make_client) -> None:  # type: ignore[no-untyped-def]
+    # One token per 100 s: the three requests must find the bucket empty however slowly
+    # the machine answers them (at 0.5/s a busy CI machine once refilled it in between).
     client = make_client(
-        make_settings(db_url, rate_limit={"enabled": True, "requests_per_second": 0.5, "burst": 2})
+        make_settings(db_url, rate_limit={"enabled": True, "requests_per_second": 0.01, "burst": 2})
     )
     codes = [client.get("/v1/records", headers=auth("reader")).status_code for _ in range(3)]
     assert codes[:2] == [200, 200] and codes[2] == 429
