@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from fastapi.testclient import TestClient
 from sqlalchemy import inspect, text
 
 from app.db import make_engine
 from app.migrate import downgrade, upgrade
 from app.models import Base
+from tests.conftest import auth, make_settings
 
 # Backend-specific search structures live only in the migration (see app/models docstring).
 MIGRATION_ONLY_TABLES = {"alembic_version", "vector_removals"}  # SQLite-only counter
@@ -88,3 +91,41 @@ def test_hnsw_index_is_built_for_clustered_memory(pg_url: str) -> None:
     assert _hnsw_options(pg_url) is None  # pgvector's defaults: no options stored
     upgrade(pg_url, "head")
     assert _hnsw_options(pg_url) == ["m=32", "ef_construction=200"]
+
+
+def _pending_pages_merged(url: str) -> int:
+    """Merge the full-text index's pending list into the index; how many pages it held."""
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        pages = conn.execute(
+            text("SELECT gin_clean_pending_list('ix_records_search_tsv'::regclass)")
+        ).scalar()
+    engine.dispose()
+    return int(pages or 0)
+
+
+def test_full_text_searches_read_a_short_pending_list(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Migration 0011: the GIN index of `search_tsv` merges its pending list once it
+    passes 64 kB, so a search reads at most eight pending pages however much was
+    captured since (PostgreSQL's 4 MB default let it grow to hundreds, read by every
+    search). Its downgrade restores the default."""
+    client = make_client(make_settings(pg_url))
+    items = [{"source": "t", "source_kind": "event", "summary": _sentence(i)} for i in range(1000)]
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    assert r.status_code == 200 and r.json()["created"] == 1000, r.text
+    assert _pending_pages_merged(pg_url) <= 8
+
+    downgrade(pg_url, "0010")  # the default limit: the same captures stay pending
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    assert r.status_code == 200 and r.json()["created"] == 1000, r.text
+    assert _pending_pages_merged(pg_url) > 20
+    upgrade(pg_url, "head")
+
+
+def _sentence(i: int) -> str:
+    """A capture with words of its own, as real memories have (each new word is a new
+    entry in the index)."""
+    words = ("colleague", "venue", "project", "budget", "vendor", "ticket", "release", "office")
+    return f"note {i}: " + " ".join(f"{word}{i}" for word in words)
