@@ -257,38 +257,34 @@ def capture_batches(client: httpx.Client, corpus: Corpus, args: argparse.Namespa
     }
 
 
-def backlog_drain(client: httpx.Client, limit_s: float) -> dict[str, Any]:
-    """Wait until the worker has embedded what a reused store already held unembedded
-    (captured by an earlier run or another tool): it would otherwise embed that backlog
-    during the retrieve phases, on the cores they measure (a backlog of 37,000 records
-    doubled graph retrieve p95 at 1M)."""
+def _drain(client: httpx.Client, label: str, limit_s: float) -> tuple[int, int, float]:
+    """Poll /readyz until the worker has nothing pending or `limit_s` passed: (pending at
+    the start, still pending, seconds waited)."""
     t0 = time.monotonic()
     start = pending = int(client.get("/readyz").json()["embedding"]["pending"])
-    bar = Progress("embedding the store's backlog", start) if start else None
+    bar = Progress(label, start) if start else None
     while pending > 0 and time.monotonic() - t0 < limit_s:
         time.sleep(0.5)
         pending = int(client.get("/readyz").json()["embedding"]["pending"])
         if bar is not None:
             bar.update(start - pending)
-    return {
-        "pending_at_start": start,
-        "drained_s": round(time.monotonic() - t0, 1),
-        "still_pending": pending,
-    }
+    if pending:
+        print(file=sys.stderr)  # the bar stopped short of its end
+    return start, pending, time.monotonic() - t0
+
+
+def backlog_drain(client: httpx.Client, limit_s: float) -> dict[str, Any]:
+    """Wait until the worker has embedded what a reused store already held unembedded
+    (captured by an earlier run or another tool): it would otherwise embed that backlog
+    during the retrieve phases, on the cores they measure (a backlog of 37,000 records
+    doubled graph retrieve p95 at 1M)."""
+    start, pending, waited = _drain(client, "embedding the store's backlog", limit_s)
+    return {"pending_at_start": start, "drained_s": round(waited, 1), "still_pending": pending}
 
 
 def embedding_drain(client: httpx.Client, captured: int, limit_s: float) -> dict[str, Any]:
     """From the end of the capture phases until /readyz shows nothing pending."""
-    t0 = time.monotonic()
-    start = pending = int(client.get("/readyz").json()["embedding"]["pending"])
-    bar = Progress("embedding what was captured", start)
-    while pending > 0 and time.monotonic() - t0 < limit_s:
-        time.sleep(0.5)
-        pending = int(client.get("/readyz").json()["embedding"]["pending"])
-        bar.update(start - pending)
-    lag = time.monotonic() - t0
-    if pending:
-        print(file=sys.stderr)
+    start, pending, lag = _drain(client, "embedding what was captured", limit_s)
     return {
         "records_captured": captured,
         "pending_at_end_of_capture": start,

@@ -73,13 +73,18 @@ def test_downgrade_to_base_and_upgrade_again(db_url: str) -> None:
     } <= tables
 
 
-def _hnsw_options(url: str) -> list[str] | None:
+def _scalar(url: str, sql: str) -> Any:
+    """The one value `sql` gives, in a transaction of its own (committed)."""
     engine = make_engine(url)
-    with engine.connect() as conn:
-        options = conn.execute(
-            text("SELECT reloptions FROM pg_class WHERE relname = 'ix_record_embeddings_hnsw'")
-        ).scalar()
+    with engine.begin() as conn:
+        value = conn.execute(text(sql)).scalar()
     engine.dispose()
+    return value
+
+
+def _hnsw_options(url: str) -> list[str] | None:
+    sql = "SELECT reloptions FROM pg_class WHERE relname = 'ix_record_embeddings_hnsw'"
+    options = _scalar(url, sql)
     return list(options) if options is not None else None
 
 
@@ -95,12 +100,7 @@ def test_hnsw_index_is_built_for_clustered_memory(pg_url: str) -> None:
 
 def _pending_pages_merged(url: str) -> int:
     """Merge the full-text index's pending list into the index; how many pages it held."""
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        pages = conn.execute(
-            text("SELECT gin_clean_pending_list('ix_records_search_tsv'::regclass)")
-        ).scalar()
-    engine.dispose()
+    pages = _scalar(url, "SELECT gin_clean_pending_list('ix_records_search_tsv'::regclass)")
     return int(pages or 0)
 
 
