@@ -269,80 +269,94 @@ def _free_port() -> int:
 
 
 @contextmanager
-def run_server(store: str, vectors: bool = True, passages: bool = True) -> Iterator[str]:
-    """Start a migrated Membrane server on a fresh store; yield its base URL. Without
+def run_server(
+    store: str, vectors: bool = True, passages: bool = True, store_dir: Path | None = None
+) -> Iterator[str]:
+    """Start a migrated Membrane server; yield its base URL. The store is fresh in a
+    temporary directory, or lives in `store_dir` and is kept (`--store-dir`). Without
     `vectors` it runs with no embedder (the ablation of the vector signal); without
     `passages` a record's vector is its whole text's alone (max_passages 0)."""
+    if store_dir is None:
+        with (
+            tempfile.TemporaryDirectory(prefix="membrane-locomo-") as tmp,
+            _server_in(Path(tmp), store, vectors, passages) as url,
+        ):
+            yield url
+    else:
+        store_dir.mkdir(parents=True, exist_ok=True)
+        with _server_in(store_dir, store, vectors, passages) as url:
+            yield url
+
+
+@contextmanager
+def _server_in(folder: Path, store: str, vectors: bool, passages: bool) -> Iterator[str]:
     import httpx
 
-    with tempfile.TemporaryDirectory(prefix="membrane-locomo-") as tmp:
-        pg: Any = None
-        proc: subprocess.Popen[bytes] | None = None
-        log_path = Path(tmp) / "server.log"
-        try:
-            if store == "postgres":
-                from pgserver.postgres_server import get_server
+    pg: Any = None
+    proc: subprocess.Popen[bytes] | None = None
+    log_path = folder / "server.log"
+    try:
+        if store == "postgres":
+            from pgserver.postgres_server import get_server
 
-                pg = get_server(Path(tmp) / "pg", cleanup_mode="stop")
-                db_url = re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", pg.get_uri())
-            else:
-                db_url = f"sqlite:///{Path(tmp) / 'membrane.db'}"
-            env = dict(os.environ)
-            env.update(
-                MEMBRANE_DATABASE_URL=db_url,
-                MEMBRANE_EMBEDDING__PROVIDER="local" if vectors else "none",
-                MEMBRANE_SCHEDULER__ENABLED="false",
-                MEMBRANE_RATE_LIMIT__ENABLED="false",
-                HF_HUB_OFFLINE="1",
-                TRANSFORMERS_OFFLINE="1",
+            pg = get_server(folder / "pg", cleanup_mode="stop")
+            db_url = re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", pg.get_uri())
+        else:
+            db_url = f"sqlite:///{folder / 'membrane.db'}"
+        env = dict(os.environ)
+        env.update(
+            MEMBRANE_DATABASE_URL=db_url,
+            MEMBRANE_EMBEDDING__PROVIDER="local" if vectors else "none",
+            MEMBRANE_SCHEDULER__ENABLED="false",
+            MEMBRANE_RATE_LIMIT__ENABLED="false",
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+        )
+        if not passages:
+            env["MEMBRANE_EMBEDDING__MAX_PASSAGES"] = "0"
+        subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "app.main:app",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                ],
+                cwd=REPO_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
-            if not passages:
-                env["MEMBRANE_EMBEDDING__MAX_PASSAGES"] = "0"
-            subprocess.run(
-                [sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True
-            )
-            port = _free_port()
-            url = f"http://127.0.0.1:{port}"
-            with log_path.open("wb") as log:
-                proc = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "uvicorn",
-                        "app.main:app",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        str(port),
-                    ],
-                    cwd=REPO_ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-            deadline = time.monotonic() + 120
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"server exited:\n{log_path.read_text()[-4000:]}")
-                try:
-                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"server not healthy:\n{log_path.read_text()[-4000:]}")
-                time.sleep(0.5)
-            yield url
-        finally:
-            if proc is not None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-            if pg is not None:
-                pg.cleanup()
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited:\n{log_path.read_text()[-4000:]}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"server not healthy:\n{log_path.read_text()[-4000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if pg is not None:
+            pg.cleanup()
 
 
 def capture_body(conv: Conversation, turn: Turn) -> dict[str, Any]:
@@ -367,10 +381,16 @@ def capture_body(conv: Conversation, turn: Turn) -> dict[str, Any]:
 @dataclass
 class ServiceRun:
     summary: dict[str, Any]
-    capture_per_s: float
-    embedding_lag_s: float
+    capture_per_s: float | None  # None: the store was captured by an earlier run
+    embedding_lag_s: float | None
     retrieve_ms: dict[str, float]
     turns: int
+
+
+# What a kept store (`--store-dir`) holds besides the database: which record is which
+# turn, and what the store was captured from and with, so a later run can ask again.
+CAPTURED_FILE = "captured.json"
+IdMap = dict[str, dict[str, str]]  # sample_id -> record id -> dia_id
 
 
 def run_service(
@@ -379,77 +399,123 @@ def run_service(
     convs: Sequence[Conversation],
     concurrency: int,
     expand_context: bool = True,
-) -> ServiceRun:
+    captured: IdMap | None = None,
+) -> tuple[ServiceRun, IdMap]:
+    """Capture the conversations (unless `captured` maps an earlier run's records), wait
+    until every record is embedded, then ask every question. Returns the run and the
+    record map."""
     import httpx
 
     url = url.rstrip("/")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     limits = httpx.Limits(max_connections=max(concurrency, 1) * 2)
     with httpx.Client(headers=headers, timeout=120, limits=limits) as client:
+        capture_per_s: float | None = None
+        start = time.perf_counter()
+        if captured is None:
+            captured = capture_all(client, url, convs, concurrency)
+            capture_per_s = sum(len(c.turns) for c in convs) / (time.perf_counter() - start)
+        captured_at = time.perf_counter()
+        wait_embedded(client, url)
+        lag = time.perf_counter() - captured_at
+        summary, latencies = ask_all(client, url, convs, captured, expand_context)
+    return (
+        ServiceRun(
+            summary=summary,
+            capture_per_s=capture_per_s,
+            embedding_lag_s=lag if capture_per_s is not None else None,
+            retrieve_ms={f"p{p}": percentile(latencies, p) for p in (50, 95, 99)},
+            turns=sum(len(c.turns) for c in convs),
+        ),
+        captured,
+    )
 
-        def capture(job: tuple[Conversation, Turn]) -> tuple[str, str, str]:
-            conv, turn = job
+
+def capture_all(client: Any, url: str, convs: Sequence[Conversation], concurrency: int) -> IdMap:
+    def capture_conversation(conv: Conversation) -> dict[str, str]:
+        # A conversation is captured in order, as an agent would while it happens
+        # (records' capture order is their time order); conversations run in parallel.
+        ids: dict[str, str] = {}
+        for turn in conv.turns:
             resp = client.post(f"{url}/v1/capture", json=capture_body(conv, turn))
             if resp.status_code != 201:
                 raise RuntimeError(f"capture {turn.dia_id}: {resp.status_code} {resp.text}")
-            return conv.sample_id, str(resp.json()["primary_record"]["id"]), turn.dia_id
+            ids[str(resp.json()["primary_record"]["id"])] = turn.dia_id
+        return ids
 
-        def capture_conversation(conv: Conversation) -> list[tuple[str, str, str]]:
-            # A conversation is captured in order, as an agent would while it happens
-            # (records' capture order is their time order); conversations run in parallel.
-            return [capture((conv, turn)) for turn in conv.turns]
+    with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
+        maps = pool.map(capture_conversation, convs)
+        return dict(zip((c.sample_id for c in convs), maps, strict=True))
 
-        jobs = [(c, t) for c in convs for t in c.turns]
-        start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
-            captured = [row for rows in pool.map(capture_conversation, convs) for row in rows]
-        captured_at = time.perf_counter()
-        id_to_dia: dict[str, dict[str, str]] = {c.sample_id: {} for c in convs}
-        for sample_id, record_id, dia_id in captured:
-            id_to_dia[sample_id][record_id] = dia_id
 
-        deadline = time.monotonic() + 1800
-        while True:
-            try:
-                pending = int(client.get(f"{url}/readyz").json()["embedding"]["pending"])
-            except (httpx.HTTPError, ValueError, KeyError, TypeError):
-                pending = -1
-            if pending == 0:
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"embeddings still pending after 1800 s ({pending})")
-            time.sleep(0.5)
-        lag = time.perf_counter() - captured_at
+def wait_embedded(client: Any, url: str, limit_s: float = 1800) -> None:
+    """Until /readyz reports no record waiting for its vector."""
+    import httpx
 
-        latencies: list[float] = []
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            pending = int(client.get(f"{url}/readyz").json()["embedding"]["pending"])
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            pending = -1
+        if pending == 0:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"embeddings still pending after {limit_s:.0f} s ({pending})")
+        time.sleep(0.5)
 
-        def rank(conv: Conversation) -> list[list[str]]:
-            out: list[list[str]] = []
-            mapping = id_to_dia[conv.sample_id]
-            for q in conv.questions:
-                body = {
-                    "query": q.question,
-                    "scopes": [conv.scope],
-                    "types": ["episodic"],
-                    "limit": TOP_N,
-                    "expand_context": expand_context,
-                }
-                t0 = time.perf_counter()
-                resp = client.post(f"{url}/v1/retrieve", json=body)
-                latencies.append((time.perf_counter() - t0) * 1000)
-                resp.raise_for_status()
-                ids = (str(it["record"]["id"]) for it in resp.json()["items"])
-                out.append([mapping[i] for i in ids if i in mapping])
-            return out
 
-        summary = score(convs, rank)
-    return ServiceRun(
-        summary=summary,
-        capture_per_s=len(jobs) / (captured_at - start) if jobs else 0.0,
-        embedding_lag_s=lag,
-        retrieve_ms={f"p{p}": percentile(latencies, p) for p in (50, 95, 99)},
-        turns=len(jobs),
-    )
+def ask_all(
+    client: Any,
+    url: str,
+    convs: Sequence[Conversation],
+    captured: IdMap,
+    expand_context: bool,
+) -> tuple[dict[str, Any], list[float]]:
+    """Every question through /v1/retrieve: the recall summary and each call's ms."""
+    latencies: list[float] = []
+
+    def rank(conv: Conversation) -> list[list[str]]:
+        out: list[list[str]] = []
+        mapping = captured[conv.sample_id]
+        for q in conv.questions:
+            body = {
+                "query": q.question,
+                "scopes": [conv.scope],
+                "types": ["episodic"],
+                "limit": TOP_N,
+                "expand_context": expand_context,
+            }
+            t0 = time.perf_counter()
+            resp = client.post(f"{url}/v1/retrieve", json=body)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            resp.raise_for_status()
+            ids = (str(it["record"]["id"]) for it in resp.json()["items"])
+            out.append([mapping[i] for i in ids if i in mapping])
+        return out
+
+    return score(convs, rank), latencies
+
+
+def kept_capture(store_dir: Path, stamp: dict[str, Any]) -> IdMap | None:
+    """The record map of a store kept by an earlier run with the same data and capture
+    settings; None when the folder holds no capture yet. A store captured differently
+    (other data, other vector settings) is refused rather than silently mixed."""
+    path = store_dir / CAPTURED_FILE
+    if not path.exists():
+        return None
+    kept = json.loads(path.read_text())
+    if kept["stamp"] != stamp:
+        raise SystemExit(
+            f"{store_dir} holds a store captured with {kept['stamp']}, not {stamp}: "
+            "use another --store-dir"
+        )
+    ids: IdMap = kept["ids"]
+    return ids
+
+
+def keep_capture(store_dir: Path, stamp: dict[str, Any], ids: IdMap) -> None:
+    (store_dir / CAPTURED_FILE).write_text(json.dumps({"stamp": stamp, "ids": ids}))
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -486,11 +552,13 @@ def print_table(result: dict[str, Any]) -> None:
     )
     if result.get("service"):
         ms = result["retrieve_ms"]
-        print(
-            f"capture {result['capture_per_s']:.1f} turns/s, "
-            f"embedding lag {result['embedding_lag_s']:.1f} s, retrieve ms "
-            f"p50 {ms['p50']:.1f} p95 {ms['p95']:.1f} p99 {ms['p99']:.1f}"
-        )
+        capture = "store kept from an earlier run (capture not measured)"
+        if result["capture_per_s"] is not None:
+            capture = (
+                f"capture {result['capture_per_s']:.1f} turns/s, "
+                f"embedding lag {result['embedding_lag_s']:.1f} s"
+            )
+        print(f"{capture}, retrieve ms p50 {ms['p50']:.1f} p95 {ms['p95']:.1f} p99 {ms['p99']:.1f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -514,7 +582,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--skip-baselines", action="store_true", help="only the service (quicker iterations)"
     )
+    ap.add_argument(
+        "--store-dir",
+        type=Path,
+        help="with --store: keep the store in this folder; a later run with the same "
+        "folder asks the questions again without capturing (ranking changes in seconds)",
+    )
     args = ap.parse_args(argv)
+    if args.store_dir and not args.store:
+        ap.error("--store-dir needs --store")
 
     convs = load_conversations(args.data, args.limit_conversations)
     label: str = args.store or ("url" if args.url else "baselines")
@@ -526,10 +602,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.store:
         signals = {"vectors": "vector" not in args.without}
         signals["passages"] = "passages" not in args.without
-        with run_server(args.store, **signals) as url:
-            service = run_service(url, None, convs, args.concurrency, context)
+        # What the stored records depend on (context is a ranking option, not stored).
+        stamp = {"data": str(args.data.resolve()), "store": args.store, **signals}
+        stamp["conversations"] = [c.sample_id for c in convs]
+        kept = kept_capture(args.store_dir, stamp) if args.store_dir else None
+        with run_server(args.store, store_dir=args.store_dir, **signals) as url:
+            service, ids = run_service(url, None, convs, args.concurrency, context, kept)
+        if args.store_dir and kept is None:
+            keep_capture(args.store_dir, stamp, ids)
     elif args.url:
-        service = run_service(args.url, args.api_key, convs, args.concurrency, context)
+        service, _ = run_service(args.url, args.api_key, convs, args.concurrency, context)
 
     result: dict[str, Any] = {
         "data": str(args.data),
