@@ -22,6 +22,7 @@ from app.capture.classifier import (
     working_payload,
 )
 from app.capture.known_entities import KnownEntities
+from app.capture.replies import QuestionsBefore
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
 from app.capture.working import close_thread, closes_thread
 from app.entities import repository as entity_repo
@@ -63,6 +64,7 @@ class CaptureService:
         self.interpret_llm = interpret_llm
         self._names_locked = False  # a batch took every item's entity-name locks up front
         self.entities = KnownEntities(session)
+        self.questions = QuestionsBefore(session)  # an episode is found by what it answers
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
         self._staged = record_repo.track_staged(session) if records.defer_writes else []
@@ -85,6 +87,7 @@ class CaptureService:
     def forget_since(self, mark: tuple[int, int]) -> None:
         """Drop what was staged since `mark` (nothing of it was written)."""
         rows, entities = mark
+        self.questions.forget(self._staged[rows:])
         for row in self._staged[rows:]:
             if row in self.session:
                 self.session.expunge(row)
@@ -141,6 +144,8 @@ class CaptureService:
         primary = self.records.create(
             self._spec(req, payload, interpretation), trust, source_kind=req.source_kind.value
         )
+        if cls.memory_type is MemoryType.episodic:
+            self.questions.add_to(primary)
         if self.interpret_llm:
             interpret_repo.enqueue(
                 self.session,

@@ -29,7 +29,7 @@ from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
 
 from app.db import dialect_of
-from app.enums import Status
+from app.enums import LIVE_STATUSES, MemoryType, Status
 from app.models import ProvenanceRow, RecordRow, TagRow
 from app.records.filters import RecordQuery
 from app.salience.repository import current_salience_sql
@@ -290,3 +290,20 @@ def set_status(session: Session, ids: list[str], status: str, now: float) -> Non
         .execution_options(synchronize_session=False)
     )
     session.execute(stmt)
+
+
+def latest_episode(session: Session, scope: str | None) -> RecordRow | None:
+    """The live episodic record of `scope` captured last (the index on scope and
+    created_at, read backwards), with its payload; None when the scope holds none."""
+    r = RecordRow
+    stmt = (
+        select(r)
+        .where(
+            r.scope == scope if scope is not None else r.scope.is_(None),
+            r.type == MemoryType.episodic.value,
+            r.status.in_(LIVE_STATUSES),
+        )
+        .order_by(r.created_at.desc())
+        .limit(1)
+    )
+    return session.scalars(stmt).first()

@@ -2,16 +2,24 @@
 
 `searchable_text` is what full-text search indexes and the embedder reads whole;
 `passage_text` is the record's own words without the date words searchable_text adds,
-which the embedder splits into passages (app/embedding/passages.py)."""
+which the embedder splits into passages (app/embedding/passages.py). `questions_asked`
+are the questions of a record's own words, which capture adds to the search text of the
+episode that answers them (app/capture/replies.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from app.records.dates import dated_terms
 
 MAX_SEARCH_CHARS = 100_000
+MAX_QUESTION_CHARS = 500  # what one episode borrows from the question before it
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")  # a sentence's end, or a line break
+# A speaker label ("Maria: ", "user: "): one to four words, then ": ".
+_LABEL = re.compile(r"^\s*[A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){0,3}: ")
 
 
 def _join(parts: list[Any]) -> str:
@@ -65,3 +73,19 @@ def _own_words(record_type: str, payload: dict[str, Any]) -> list[Any]:
         parts = [payload.get("intent")]
         parts += [n.get("op") for n in payload.get("nodes", [])]
     return parts
+
+
+def questions_asked(text: str) -> str:
+    """The sentences of `text` that end with a question mark, without a speaker label,
+    joined, at most MAX_QUESTION_CHARS (whole sentences); "" when it asks nothing."""
+    out: list[str] = []
+    size = 0
+    for piece in _SENTENCE_END.split(text):
+        sentence = _LABEL.sub("", piece).strip()
+        if not sentence.endswith("?") or len(sentence) < 2:
+            continue
+        if size + len(sentence) > MAX_QUESTION_CHARS:
+            break
+        out.append(sentence)
+        size += len(sentence) + 1
+    return " ".join(out)
