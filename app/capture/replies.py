@@ -15,6 +15,9 @@ through a record that reader could not otherwise see. Measured on LoCoMo dev (DE
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 from app import clock
@@ -23,6 +26,15 @@ from app.models import RecordRow
 from app.records import repository as record_repo
 from app.records.search_text import MAX_SEARCH_CHARS, passage_text, questions_asked
 from app.retrieve.sittings import SITTING_WINDOW_S
+
+
+@dataclass(frozen=True)
+class _Episode:
+    """What the next episode needs of the one before it."""
+
+    payload: dict[str, Any]
+    sensitivity: int
+    created_at: float
 
 
 class QuestionsBefore:
@@ -38,8 +50,8 @@ class QuestionsBefore:
         """Add the questions the episode before `episode` asked to its search text, then
         remember `episode` as the last of its scope."""
         previous = self._before(episode.scope)
-        if previous is not None and _answers(episode, previous):
-            asked = questions_asked(passage_text(previous.type, previous.payload or {}))
+        if previous is not None and _answers(_episode(episode), previous):
+            asked = questions_asked(passage_text(MemoryType.episodic.value, previous.payload))
             if asked:
                 episode.search_text = f"{episode.search_text} {asked}"[:MAX_SEARCH_CHARS]
         self.captured.setdefault(episode.scope, []).append(episode)
@@ -50,23 +62,28 @@ class QuestionsBefore:
         for episodes in self.captured.values():
             episodes[:] = [e for e in episodes if id(e) not in dropped]
 
-    def _before(self, scope: str | None) -> RecordRow | None:
+    def _before(self, scope: str | None) -> _Episode | None:
         staged = self.captured.get(scope)
         if staged:
-            return staged[-1]
-        return record_repo.latest_episode(self.session, scope)
+            return _episode(staged[-1])
+        stored = record_repo.latest_episode(self.session, scope)
+        return _Episode(stored[0] or {}, stored[1], stored[2]) if stored is not None else None
 
 
-def _answers(episode: RecordRow, previous: RecordRow) -> bool:
+def _episode(row: RecordRow) -> _Episode:
+    return _Episode(row.payload or {}, row.sensitivity, row.created_at)
+
+
+def _answers(episode: _Episode, previous: _Episode) -> bool:
     """Whether `episode` may answer `previous`: an episode of the same sitting (event
     times within SITTING_WINDOW_S) that is at least as sensitive."""
-    if previous.type != MemoryType.episodic.value or previous.sensitivity > episode.sensitivity:
+    if previous.sensitivity > episode.sensitivity:
         return False
     return abs(_event_time(episode) - _event_time(previous)) <= SITTING_WINDOW_S
 
 
-def _event_time(row: RecordRow) -> float:
+def _event_time(episode: _Episode) -> float:
     """The first timeline event's time, or the capture time when the capture gave none."""
-    timeline = (row.payload or {}).get("timeline") or [{}]
+    timeline = episode.payload.get("timeline") or [{}]
     occurred = clock.epoch_of(timeline[0].get("t"))
-    return row.created_at if occurred is None else occurred
+    return episode.created_at if occurred is None else occurred

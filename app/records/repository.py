@@ -292,12 +292,15 @@ def set_status(session: Session, ids: list[str], status: str, now: float) -> Non
     session.execute(stmt)
 
 
-def latest_episode(session: Session, scope: str | None) -> RecordRow | None:
-    """The live episodic record of `scope` captured last (the index on scope and
-    created_at, read backwards), with its payload; None when the scope holds none."""
+def latest_episode(
+    session: Session, scope: str | None
+) -> tuple[dict[str, Any] | None, int, float] | None:
+    """(payload, sensitivity, created_at) of the live episodic record of `scope` captured
+    last (the index on scope and created_at, read backwards); None when the scope holds
+    none."""
     r = RecordRow
     stmt = (
-        select(r)
+        select(r.payload, r.sensitivity, r.created_at)
         .where(
             r.scope == scope if scope is not None else r.scope.is_(None),
             r.type == MemoryType.episodic.value,
@@ -306,4 +309,5 @@ def latest_episode(session: Session, scope: str | None) -> RecordRow | None:
         .order_by(r.created_at.desc())
         .limit(1)
     )
-    return session.scalars(stmt).first()
+    row = session.execute(stmt).first()
+    return (row[0], row[1], row[2]) if row is not None else None
