@@ -215,7 +215,9 @@ def test_group_by_layer(client: TestClient) -> None:
 
 def test_neighbouring_episodes_share_context(client: TestClient) -> None:
     scope = {"scope": "chat-1"}
-    question = capture(client, "Bob: what did you think of the marathon in Boston?", **scope)
+    # A statement, not a question: the reply would otherwise carry the question's words
+    # (tests/test_replies.py) and be found lexically, not only through context.
+    question = capture(client, "Bob: tell me about the marathon in Boston.", **scope)
     answer = capture(client, "Alice: it was exhausting but I finished under four hours", **scope)
     capture(client, "Unrelated: the office plants need water", scope="chat-2")
     result = retrieve(client, query="marathon Boston")
