@@ -10,6 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.capture.service import CaptureService
+from app.errors import Conflict
 from app.models import RecordRow
 from app.records.search_text import MAX_QUESTION_CHARS, questions_asked
 from tests.conftest import app_state, auth
@@ -29,10 +31,20 @@ AT = "2023-05-08T13:56:00Z"
         ("Is it 3.5 or 4.0? Yes.", "Is it 3.5 or 4.0?"),
         ("Nothing to ask. Really!", ""),
         ("?", ""),
+        ('He said "are you sure?" Then left.', 'He said "are you sure?"'),
+        ("Élodie: Tu viens demain？ ok", "Tu viens demain？"),
+        ("Seriously, why?! Fine.", "Seriously, why?!"),
     ],
 )
 def test_questions_asked_are_the_question_sentences_without_a_label(text: str, asked: str) -> None:
     assert questions_asked(text) == asked
+
+
+def test_questions_asked_take_each_field_apart_and_each_question_once() -> None:
+    # A field without a final stop must not run into the next field's question, and the
+    # summary repeated as the timeline's summary gives its question once.
+    fields = ("Deploy of the api failed", "Kim: why did it fail?", "Kim: why did it fail?")
+    assert questions_asked(*fields) == "why did it fail?"
 
 
 def test_questions_asked_stop_at_whole_sentences_within_the_bound() -> None:
@@ -42,7 +54,9 @@ def test_questions_asked_stop_at_whole_sentences_within_the_bound() -> None:
     assert asked.endswith("meant?") and long.startswith(asked)
 
 
-def turn(text: str, scope: str = "chat", at: str | None = AT, **extra: Any) -> dict[str, Any]:
+def turn(
+    text: str, scope: str | None = "chat", at: str | None = AT, **extra: Any
+) -> dict[str, Any]:
     return {
         "source": "chat",
         "source_kind": "event",
@@ -78,15 +92,17 @@ REPLY = "John: Xenoblade Chronicles, a fantasy RPG with huge worlds."
 
 
 def test_a_reply_is_found_by_the_words_of_the_question_before_it(client: TestClient) -> None:
-    capture(client, turn(QUESTION))
+    asked = capture(client, turn(QUESTION))
     reply = capture(client, turn(REPLY))
     hits = lexical_hits(client, "favourite console game")
     assert hits.get(reply, 0) > 0  # none of these words is the reply's own
     text = search_text(client, reply)
     assert text.endswith("What is your favourite console game these days?")
     assert "Maria:" not in text  # the question's words, not its speaker label
+    assert text.count("favourite") == 1  # the summary and the timeline repeat it: once
     r = client.get(f"/v1/records/{reply}", headers=auth("writer"))
     assert r.json()["payload"]["timeline"][0]["summary"] == REPLY  # what it says is unchanged
+    assert r.json()["interpretation"]["questions_from"] == asked  # where the words came from
 
 
 def test_only_the_previous_episodes_own_words_are_borrowed(client: TestClient) -> None:
@@ -104,8 +120,10 @@ def test_only_the_previous_episodes_own_words_are_borrowed(client: TestClient) -
         (turn(QUESTION, scope="other-chat"), turn(REPLY)),  # another scope
         (turn(QUESTION, at="2023-05-08T10:00:00Z"), turn(REPLY)),  # hours before: another sitting
         (turn(QUESTION, sensitivity="high"), turn(REPLY, sensitivity="low")),  # more sensitive
+        (turn(QUESTION, at="2023-05-08T14:00:00Z"), turn(REPLY)),  # asked after the reply
+        (turn(QUESTION, scope=None), turn(REPLY, scope=None)),  # unscoped: every agent's
     ],
-    ids=["other-scope", "other-sitting", "more-sensitive"],
+    ids=["other-scope", "other-sitting", "more-sensitive", "asked-later", "unscoped"],
 )
 def test_no_words_cross_a_scope_a_sitting_or_a_sensitivity(
     client: TestClient, before: dict[str, Any], after: dict[str, Any]
@@ -125,3 +143,24 @@ def test_a_batch_reply_borrows_from_the_question_staged_before_it(client: TestCl
     reply = results[2]["result"]["primary_record"]["id"]
     assert search_text(client, reply).endswith("What is your favourite console game these days?")
     assert lexical_hits(client, "favourite console game").get(reply, 0) > 0
+
+
+def test_a_refused_batch_item_precedes_nothing(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    linked = CaptureService.link_fact
+
+    def refuse_boom(self: CaptureService, row: Any, fact: Any, *args: Any) -> Any:
+        if fact[0] == "boom":
+            raise Conflict("refused after the episode was staged")
+        return linked(self, row, fact, *args)
+
+    monkeypatch.setattr(CaptureService, "link_fact", refuse_boom)
+    boom = {"subject": "boom", "predicate": "happened at", "object": "noon"}
+    items = [turn(QUESTION), turn("Did the boom happen at noon?", content=boom), turn(REPLY)]
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    results = r.json()["results"]
+    assert [x["status"] for x in results] == [201, 409, 201]
+    text = search_text(client, results[2]["result"]["primary_record"]["id"])
+    assert text.endswith("What is your favourite console game these days?")
+    assert "boom" not in text  # the refused item's question was dropped with it

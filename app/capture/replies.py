@@ -8,9 +8,11 @@ of its scope, if it lies in the same sitting) to the new episode's search text, 
 document expansion: full-text search then finds the reply by the question's words, and
 its vector of the whole text leans toward them. The reply's payload is unchanged.
 
-Only the previous record's own words are borrowed (never what it borrowed itself), and
-only from a record no more sensitive than the new one, so no word reaches a reader
-through a record that reader could not otherwise see. Measured on LoCoMo dev (DESIGN.md
+Only the previous record's own words are borrowed (never what it borrowed itself), only
+from a record no more sensitive than the new one (so no word reaches a reader through a
+record that reader could not otherwise see), and only forward in time. The new episode's
+interpretation names the record it borrowed from (`questions_from`), so deleting a
+question can find the replies that carry its words. Measured on LoCoMo dev (DESIGN.md
 §8)."""
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from app import clock
 from app.enums import MemoryType
 from app.models import RecordRow
 from app.records import repository as record_repo
-from app.records.search_text import MAX_SEARCH_CHARS, passage_text, questions_asked
+from app.records.search_text import MAX_SEARCH_CHARS, own_texts, questions_asked
 from app.retrieve.sittings import SITTING_WINDOW_S
 
 
@@ -32,6 +34,7 @@ from app.retrieve.sittings import SITTING_WINDOW_S
 class _Episode:
     """What the next episode needs of the one before it."""
 
+    id: str
     payload: dict[str, Any]
     sensitivity: int
     created_at: float
@@ -44,16 +47,21 @@ class QuestionsBefore:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.captured: dict[str | None, list[RecordRow]] = {}
+        self.captured: dict[str, list[RecordRow]] = {}
 
     def add_to(self, episode: RecordRow) -> None:
-        """Add the questions the episode before `episode` asked to its search text, then
-        remember `episode` as the last of its scope."""
-        previous = self._before(episode.scope)
+        """Add the questions the episode before `episode` asked to its search text (and
+        name that episode in its interpretation, `questions_from`), then remember
+        `episode` as the last of its scope. Unscoped episodes are left alone: records of
+        every agent share the unscoped space, so the one before is seldom the one asked."""
+        if episode.scope is None:
+            return
+        previous = self._before(episode.scope, episode.id)
         if previous is not None and _answers(_episode(episode), previous):
-            asked = questions_asked(passage_text(MemoryType.episodic.value, previous.payload))
+            asked = questions_asked(*own_texts(MemoryType.episodic.value, previous.payload))
             if asked:
                 episode.search_text = f"{episode.search_text} {asked}"[:MAX_SEARCH_CHARS]
+                episode.interpretation = {**episode.interpretation, "questions_from": previous.id}
         self.captured.setdefault(episode.scope, []).append(episode)
 
     def forget(self, rows: list[object]) -> None:
@@ -62,24 +70,28 @@ class QuestionsBefore:
         for episodes in self.captured.values():
             episodes[:] = [e for e in episodes if id(e) not in dropped]
 
-    def _before(self, scope: str | None) -> _Episode | None:
+    def _before(self, scope: str, episode_id: str) -> _Episode | None:
         staged = self.captured.get(scope)
         if staged:
             return _episode(staged[-1])
-        stored = record_repo.latest_episode(self.session, scope)
-        return _Episode(stored[0] or {}, stored[1], stored[2]) if stored is not None else None
+        stored = record_repo.latest_episode(self.session, scope, other_than=episode_id)
+        if stored is None:
+            return None
+        record_id, payload, sensitivity, created_at = stored
+        return _Episode(record_id, payload or {}, sensitivity, created_at)
 
 
 def _episode(row: RecordRow) -> _Episode:
-    return _Episode(row.payload or {}, row.sensitivity, row.created_at)
+    return _Episode(row.id, row.payload or {}, row.sensitivity, row.created_at)
 
 
 def _answers(episode: _Episode, previous: _Episode) -> bool:
-    """Whether `episode` may answer `previous`: an episode of the same sitting (event
-    times within SITTING_WINDOW_S) that is at least as sensitive."""
+    """Whether `episode` may answer `previous`: an episode of the same sitting that
+    happened at the same time or after it (within SITTING_WINDOW_S), and is at least as
+    sensitive."""
     if previous.sensitivity > episode.sensitivity:
         return False
-    return abs(_event_time(episode) - _event_time(previous)) <= SITTING_WINDOW_S
+    return 0 <= _event_time(episode) - _event_time(previous) <= SITTING_WINDOW_S
 
 
 def _event_time(episode: _Episode) -> float:

@@ -293,21 +293,22 @@ def set_status(session: Session, ids: list[str], status: str, now: float) -> Non
 
 
 def latest_episode(
-    session: Session, scope: str | None
-) -> tuple[dict[str, Any] | None, int, float] | None:
-    """(payload, sensitivity, created_at) of the live episodic record of `scope` captured
-    last (the index on scope and created_at, read backwards); None when the scope holds
-    none."""
+    session: Session, scope: str, other_than: str
+) -> tuple[str, dict[str, Any] | None, int, float] | None:
+    """(id, payload, sensitivity, created_at) of the live episodic record of `scope`
+    captured last, other than `other_than` (the index on scope and created_at, read
+    backwards); None when the scope holds none."""
     r = RecordRow
     stmt = (
-        select(r.payload, r.sensitivity, r.created_at)
+        select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
-            r.scope == scope if scope is not None else r.scope.is_(None),
+            r.scope == scope,
             r.type == MemoryType.episodic.value,
-            r.status.in_(LIVE_STATUSES),
+            status_of(dialect_of(session), LIVE_STATUSES).in_(LIVE_STATUSES),
+            r.id != other_than,
         )
-        .order_by(r.created_at.desc())
+        .order_by(r.created_at.desc(), r.id.desc())
         .limit(1)
     )
     row = session.execute(stmt).first()
-    return (row[0], row[1], row[2]) if row is not None else None
+    return (row[0], row[1], row[2], row[3]) if row is not None else None

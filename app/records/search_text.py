@@ -17,9 +17,11 @@ from app.records.dates import dated_terms
 MAX_SEARCH_CHARS = 100_000
 MAX_QUESTION_CHARS = 500  # what one episode borrows from the question before it
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")  # a sentence's end, or a line break
-# A speaker label ("Maria: ", "user: "): one to four words, then ": ".
-_LABEL = re.compile(r"^\s*[A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){0,3}: ")
+_QUESTION_MARKS = "?\uff1f\u061f"  # ASCII, full-width, Arabic
+# A sentence's end (its mark, maybe a closing quote or bracket, then space), or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u061f])\s+|(?<=[.!?\uff1f\u061f][\"')\]])\s+|\s*\n\s*")
+# A speaker label ("Maria: ", "user: ", "Élodie: "): one to four words, then ": ".
+_LABEL = re.compile(r"^\s*[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3}: ")
 
 
 def _join(parts: list[Any]) -> str:
@@ -75,17 +77,26 @@ def _own_words(record_type: str, payload: dict[str, Any]) -> list[Any]:
     return parts
 
 
-def questions_asked(text: str) -> str:
-    """The sentences of `text` that end with a question mark, without a speaker label,
-    joined, at most MAX_QUESTION_CHARS (whole sentences); "" when it asks nothing."""
+def own_texts(record_type: str, payload: dict[str, Any]) -> list[str]:
+    """The record's own words field by field (what `passage_text` joins)."""
+    return [str(p).strip() for p in _own_words(record_type, payload) if p not in (None, "")]
+
+
+def questions_asked(*texts: str) -> str:
+    """The sentences of `texts` that end with a question mark, each once and without a
+    speaker label, joined, at most MAX_QUESTION_CHARS (whole sentences); "" when they
+    ask nothing. Each text is split on its own, so one field's last words never run
+    into the next field's question."""
     out: list[str] = []
     size = 0
-    for piece in _SENTENCE_END.split(text):
-        sentence = _LABEL.sub("", piece).strip()
-        if not sentence.endswith("?") or len(sentence) < 2:
-            continue
-        if size + len(sentence) > MAX_QUESTION_CHARS:
-            break
-        out.append(sentence)
-        size += len(sentence) + 1
+    for text in texts:
+        for piece in _SENTENCE_END.split(text):
+            sentence = _LABEL.sub("", piece).strip()
+            asks = sentence.rstrip("\"')]!")[-1:] in _QUESTION_MARKS
+            if not asks or len(sentence) < 2 or sentence in out:
+                continue
+            if size + len(sentence) > MAX_QUESTION_CHARS:
+                return " ".join(out)
+            out.append(sentence)
+            size += len(sentence) + 1
     return " ".join(out)
