@@ -503,6 +503,10 @@ def kept_capture(store_dir: Path, stamp: dict[str, Any]) -> IdMap | None:
     (other data, other vector settings) is refused rather than silently mixed."""
     path = store_dir / CAPTURED_FILE
     if not path.exists():
+        if store_dir.exists() and any(store_dir.iterdir()):
+            # A run that stopped before its capture was recorded: its records are there,
+            # but which is which turn is not.
+            raise SystemExit(f"{store_dir} holds an unfinished store: remove it or use another")
         return None
     kept = json.loads(path.read_text())
     if kept["stamp"] != stamp:
@@ -510,12 +514,25 @@ def kept_capture(store_dir: Path, stamp: dict[str, Any]) -> IdMap | None:
             f"{store_dir} holds a store captured with {kept['stamp']}, not {stamp}: "
             "use another --store-dir"
         )
+    if kept.get("commit") != _commit():
+        # Ranking changes are what a kept store is for; a change to what capture stores
+        # is not in it. Said, not refused.
+        print(f"note: {store_dir} was captured at commit {kept.get('commit')}, not {_commit()}")
     ids: IdMap = kept["ids"]
     return ids
 
 
 def keep_capture(store_dir: Path, stamp: dict[str, Any], ids: IdMap) -> None:
-    (store_dir / CAPTURED_FILE).write_text(json.dumps({"stamp": stamp, "ids": ids}))
+    kept = {"stamp": stamp, "commit": _commit(), "ids": ids}
+    (store_dir / CAPTURED_FILE).write_text(json.dumps(kept))
+
+
+def _commit() -> str | None:
+    """The repository's HEAD commit (None outside a git checkout)."""
+    done = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or None
 
 
 # ---------------------------------------------------------------------------- CLI
