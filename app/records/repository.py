@@ -299,15 +299,19 @@ def latest_episode(
     captured last, other than `other_than` (the index on scope and created_at, read
     backwards); None when the scope holds none."""
     r = RecordRow
+    dialect = dialect_of(session)
+    # SQLite otherwise walks the type index (every scope's episodes, newest first) until it
+    # meets one of this scope: the whole store for a scope that was quiet for a while.
+    memory_type = off_index(r.type) if dialect == "sqlite" else r.type
     stmt = (
         select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
             r.scope == scope,
-            r.type == MemoryType.episodic.value,
-            status_of(dialect_of(session), LIVE_STATUSES).in_(LIVE_STATUSES),
+            memory_type == MemoryType.episodic.value,
+            status_of(dialect, LIVE_STATUSES).in_(LIVE_STATUSES),
             r.id != other_than,
         )
-        .order_by(r.created_at.desc(), r.id.desc())
+        .order_by(r.created_at.desc())  # (a tie-break on id would sort the whole scope)
         .limit(1)
     )
     row = session.execute(stmt).first()
