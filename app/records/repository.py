@@ -302,7 +302,8 @@ def latest_episode(
     dialect = dialect_of(session)
     # SQLite otherwise walks the type index (every scope's episodes, newest first) until it
     # meets one of this scope: the whole store for a scope that was quiet for a while.
-    memory_type = off_index(r.type) if dialect == "sqlite" else r.type
+    column: ColumnElement[str] = RecordRow.__table__.c.type
+    memory_type = off_index(column) if dialect == "sqlite" else column
     stmt = (
         select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
