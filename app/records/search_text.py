@@ -24,8 +24,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u061f])\s+|(?<=[.!?\uff1f\u061f][\"'
 _LABEL = re.compile(r"^\s*[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3}: ")
 
 
+def _texts(parts: list[Any]) -> list[str]:
+    return [str(p).strip() for p in parts if p not in (None, "", [], {})]
+
+
 def _join(parts: list[Any]) -> str:
-    return " ".join(str(p).strip() for p in parts if p not in (None, "", [], {})).strip()
+    return " ".join(_texts(parts)).strip()
 
 
 def _compact(value: Any) -> str:
@@ -79,7 +83,7 @@ def _own_words(record_type: str, payload: dict[str, Any]) -> list[Any]:
 
 def own_texts(record_type: str, payload: dict[str, Any]) -> list[str]:
     """The record's own words field by field (what `passage_text` joins)."""
-    return [str(p).strip() for p in _own_words(record_type, payload) if p not in (None, "")]
+    return _texts(_own_words(record_type, payload))
 
 
 def questions_asked(*texts: str) -> str:
