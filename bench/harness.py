@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -362,17 +362,29 @@ def _maybe_store(store: str, db_url: str | None, datadir: Path | None) -> Iterat
 
 
 def _wait_ready(server: Server, logs: Path) -> None:
-    deadline = time.monotonic() + 180
+    def tails() -> str:
+        return str({p.name: p.read_text()[-3000:] for p in logs.glob("*.log")})
+
+    wait_until_answering(f"{server.url}/readyz", server.processes, 180, tails)
+
+
+def wait_until_answering(
+    url: str,
+    processes: Sequence[subprocess.Popen[bytes]],
+    limit_s: float,
+    logs: Callable[[], str],
+) -> None:
+    """Poll `url` until it answers 200; raise with `logs()` if one of `processes` exits
+    first or `limit_s` passes."""
+    deadline = time.monotonic() + limit_s
     while True:
-        for proc in server.processes:
-            if proc.poll() is not None:
-                tails = {p.name: p.read_text()[-3000:] for p in logs.glob("*.log")}
-                raise RuntimeError(f"a server process exited: {tails}")
+        if any(proc.poll() is not None for proc in processes):
+            raise RuntimeError(f"a server process exited: {logs()}")
         try:
-            if httpx.get(f"{server.url}/readyz", timeout=2).status_code == 200:
+            if httpx.get(url, timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError(f"server not ready after 180 s; logs in {logs}")
+            raise RuntimeError(f"no answer from {url} after {limit_s:.0f} s: {logs()}")
         time.sleep(0.5)

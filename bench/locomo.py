@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,6 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import httpx
+from harness import free_port, wait_until_answering
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo" / "locomo-dev.json"
@@ -261,13 +263,6 @@ def make_rrf_ranker(dense: Ranker, k: int = RRF_K) -> Ranker:
 # ------------------------------------------------------------------------ service
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextmanager
 def run_server(
     store: str, vectors: bool = True, passages: bool = True, store_dir: Path | None = None
@@ -290,8 +285,6 @@ def run_server(
 
 @contextmanager
 def _server_in(folder: Path, store: str, vectors: bool, passages: bool) -> Iterator[str]:
-    import httpx
-
     pg: Any = None
     proc: subprocess.Popen[bytes] | None = None
     log_path = folder / "server.log"
@@ -315,7 +308,7 @@ def _server_in(folder: Path, store: str, vectors: bool, passages: bool) -> Itera
         if not passages:
             env["MEMBRANE_EMBEDDING__MAX_PASSAGES"] = "0"
         subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
@@ -334,18 +327,7 @@ def _server_in(folder: Path, store: str, vectors: bool, passages: bool) -> Itera
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited:\n{log_path.read_text()[-4000:]}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server not healthy:\n{log_path.read_text()[-4000:]}")
-            time.sleep(0.5)
+        wait_until_answering(f"{url}/healthz", [proc], 120, lambda: log_path.read_text()[-4000:])
         yield url
     finally:
         if proc is not None:
@@ -404,8 +386,6 @@ def run_service(
     """Capture the conversations (unless `captured` maps an earlier run's records), wait
     until every record is embedded, then ask every question. Returns the run and the
     record map."""
-    import httpx
-
     url = url.rstrip("/")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     limits = httpx.Limits(max_connections=max(concurrency, 1) * 2)
@@ -431,7 +411,9 @@ def run_service(
     )
 
 
-def capture_all(client: Any, url: str, convs: Sequence[Conversation], concurrency: int) -> IdMap:
+def capture_all(
+    client: httpx.Client, url: str, convs: Sequence[Conversation], concurrency: int
+) -> IdMap:
     def capture_conversation(conv: Conversation) -> dict[str, str]:
         # A conversation is captured in order, as an agent would while it happens
         # (records' capture order is their time order); conversations run in parallel.
@@ -448,10 +430,8 @@ def capture_all(client: Any, url: str, convs: Sequence[Conversation], concurrenc
         return dict(zip((c.sample_id for c in convs), maps, strict=True))
 
 
-def wait_embedded(client: Any, url: str, limit_s: float = 1800) -> None:
+def wait_embedded(client: httpx.Client, url: str, limit_s: float = 1800) -> None:
     """Until /readyz reports no record waiting for its vector."""
-    import httpx
-
     deadline = time.monotonic() + limit_s
     while True:
         try:
@@ -466,7 +446,7 @@ def wait_embedded(client: Any, url: str, limit_s: float = 1800) -> None:
 
 
 def ask_all(
-    client: Any,
+    client: httpx.Client,
     url: str,
     convs: Sequence[Conversation],
     captured: IdMap,
