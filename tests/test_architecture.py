@@ -1,9 +1,12 @@
-"""The rules of the house (DESIGN §3), checked on the source: layering, pure modules, and
-sizes. A change that breaks one fails here with the file and the import that broke it."""
+"""The rules of the house (DESIGN §3), checked on the source: layering, pure modules,
+sizes, and how domains (the packages `app/<domain>`) depend on each other: no cycle, no
+model importing a domain, no reach into another domain's repository outside the lists
+below. A change that breaks one fails here with the file and the import that broke it."""
 
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ MAX_FUNCTION_LINES = 60
 
 # Pure functions: no framework, no database, no other app module but these and the enums.
 PURE = {
+    "app.decay_math",
     "app.salience.decay",
     "app.retrieve.ranking",
     "app.retrieve.selector",
@@ -41,9 +45,63 @@ REPOSITORY_BASE = {
     "app.trust",
     "app.enums",
     "app.records.filters",
+    "app.records.clauses",
+    "app.models.clauses",
 }
 # SQL modules that are not named *repository.
 SQL_MODULES = {"app.retrieve.vector_cache"}
+# Packages of app/ that are no domain: the tables, and the clauses below every domain.
+NOT_DOMAINS = {"models"}
+# Another domain's repository that any module may import, each with its reason (five at most).
+ALLOWED_REACH_INS = {
+    "app.audit.repository": "the append-only log: each domain's write appends its own entry "
+    "in its own transaction, and there is no rule to put a service in front of",
+}
+# TODO (issue 28 is shrinking this list): modules that import another domain's repository
+# today, by repository. Each is to go through that domain's service or a small published
+# module (as app/records/clauses.py). A new reach-in fails the test, and so does an entry
+# here that is no longer true: strike it when its import goes.
+KNOWN_REACH_INS = {
+    "app.embedding.meta_repository": {"app.transfer.service"},
+    "app.embedding.queue_repository": {"app.transfer.service"},
+    "app.entities.repository": {
+        "app.capture.known_entities",
+        "app.capture.service",
+        "app.interpret.service",
+        "app.records.service",
+        "app.retrieve.service",
+    },
+    "app.idempotency.repository": {"app.jobs.service"},
+    "app.records.repository": {
+        "app.capture.replies",
+        "app.capture.service",
+        "app.capture.working",
+        "app.consolidation.extraction_stage",
+        "app.consolidation.plan_graph_stage",
+        "app.consolidation.promotion",
+        "app.consolidation.semantic_stage",
+        "app.consolidation.service",
+        "app.interpret.service",
+        "app.metrics.repository",
+        "app.retrieve.service",
+        "app.revise.service",
+        "app.salience.service",
+        "app.transfer.repository",
+    },
+    "app.relations.repository": {
+        "app.capture.service",
+        "app.capture.working",
+        "app.consolidation.promotion",
+        "app.interpret.service",
+        "app.records.service",
+        "app.retrieve.graph_service",
+        "app.retrieve.repository",
+        "app.retrieve.service",
+        "app.revise.service",
+        "app.transfer.service",
+    },
+    "app.salience.repository": {"app.consolidation.promotion", "app.metrics.repository"},
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -56,6 +114,9 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+DOMAINS = {
+    path.parent.name for path in APP.glob("*/__init__.py") if path.parent.name not in NOT_DOMAINS
+}
 
 
 def _imports(path: Path) -> set[str]:
@@ -78,6 +139,58 @@ def _is_repository(module: str) -> bool:
 
 def _app_imports(module: str) -> set[str]:
     return {m for m in _imports(MODULES[module]) if m.startswith("app.") and m in MODULES}
+
+
+def _domain(module: str) -> str | None:
+    """The domain `module` belongs to (`app.records.service` -> records), or None."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[0] == "app" and parts[1] in DOMAINS:
+        return parts[1]
+    return None
+
+
+def _domain_edges() -> dict[tuple[str, str], set[str]]:
+    """(domain, domain it imports) -> the module imports that make the edge."""
+    edges: dict[tuple[str, str], set[str]] = {}
+    for module, path in MODULES.items():
+        source = _domain(module)
+        for imported in _imports(path):
+            target = _domain(imported)
+            if source is not None and target is not None and target != source:
+                edges.setdefault((source, target), set()).add(f"{module} imports {imported}")
+    return edges
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of `graph` as its path (first node repeated at the end), or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        path.append(node)
+        for successor in sorted(graph.get(node, set())):
+            if successor in path:
+                return [*path[path.index(successor) :], successor]
+            if successor not in done and (found := visit(successor)):
+                return found
+        path.pop()
+        done.add(node)
+        return None
+
+    for node in sorted(graph):
+        if node not in done and (found := visit(node)):
+            return found
+    return None
+
+
+def _reach_ins() -> dict[str, set[str]]:
+    """Repository -> the modules outside its domain that import it."""
+    found: dict[str, set[str]] = {}
+    for module in MODULES:
+        for imported in _app_imports(module):
+            if _is_repository(imported) and _domain(imported) != _domain(module):
+                found.setdefault(imported, set()).add(module)
+    return found
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _is_repository(m)))
@@ -119,3 +232,44 @@ def test_files_and_functions_stay_small(module: str) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             assert length <= MAX_FUNCTION_LINES, f"{path}:{node.lineno} {node.name}: {length}"
+
+
+def test_no_cycle_between_domains() -> None:
+    edges = _domain_edges()
+    graph: dict[str, set[str]] = {}
+    for source, target in edges:
+        graph.setdefault(source, set()).add(target)
+    cycle = _cycle(graph)
+    if cycle is not None:
+        why = [min(edges[pair]) for pair in pairwise(cycle)]
+        pytest.fail(f"{' -> '.join(cycle)}: {'; '.join(why)}")
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in MODULES if m.split(".")[:2] == ["app", "models"])
+)
+def test_models_import_no_domain(module: str) -> None:
+    wrong = {m for m in _imports(MODULES[module]) if _domain(m) is not None}
+    assert not wrong, f"{module} imports {sorted(wrong)}"
+
+
+def test_no_new_reach_into_another_domains_repository() -> None:
+    new = {
+        f"{module} imports {repository}"
+        for repository, modules in _reach_ins().items()
+        if repository not in ALLOWED_REACH_INS
+        for module in modules - KNOWN_REACH_INS.get(repository, set())
+    }
+    assert not new, f"through that domain's service or a published module: {sorted(new)}"
+
+
+def test_reach_in_lists_hold_only_what_is_true() -> None:
+    assert len(ALLOWED_REACH_INS) <= 5 and all(ALLOWED_REACH_INS.values())
+    assert not ALLOWED_REACH_INS.keys() & KNOWN_REACH_INS.keys()
+    reach_ins = _reach_ins()
+    gone = {
+        f"{module} imports {repository}"
+        for repository, modules in KNOWN_REACH_INS.items()
+        for module in modules - reach_ins.get(repository, set())
+    }
+    assert not gone, f"no longer true, strike from KNOWN_REACH_INS: {sorted(gone)}"

@@ -1,10 +1,15 @@
-"""POST /v1/capture and the typed /v1/ingest/* endpoints."""
+"""POST /v1/capture and the typed /v1/ingest/* endpoints (registered from one table,
+`INGESTS`: each maps its body to what CaptureService answers)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from fastapi import APIRouter, status
+from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.capture import batch, ingest
@@ -27,6 +32,7 @@ from app.idempotency.http import IdempotencyDep
 from app.records.schemas import MemoryRecordOut
 from app.records.service import RecordService
 from app.state import AppState
+from app.trust import TrustContext
 
 router = APIRouter(prefix="/v1")
 # Tags per route: the typed ingestion endpoints are a client module of their own.
@@ -77,123 +83,114 @@ def capture_batch(
     return write.answer(200, batch.capture_batch(_service(state, session), body.items, trust))
 
 
-@router.post(
-    "/ingest/events",
-    operation_id="ingestEvent",
-    summary="Ingest an event as episodic memory",
-    status_code=201,
-    response_model=CaptureResponse,
-    responses=ERRORS,
-    tags=INGEST,
+Answer = Callable[[CaptureService, Any, TrustContext], BaseModel]
+
+
+def _captured(to_request: Callable[[Any], CaptureRequest]) -> Answer:
+    """The answer of an ingest body that stands for a capture (ingest.py maps it)."""
+
+    def answer(service: CaptureService, body: Any, trust: TrustContext) -> BaseModel:
+        return service.capture_response(to_request(body), trust)
+
+    return answer
+
+
+@dataclass(frozen=True)
+class Ingest:
+    """One typed /v1/ingest/* endpoint: its route, its body and what the service answers."""
+
+    name: str
+    path: str
+    operation_id: str
+    summary: str
+    body: type[BaseModel]
+    answer: Answer
+    status_code: int = status.HTTP_201_CREATED
+    response_model: type[BaseModel] = CaptureResponse
+    responses: dict[int | str, dict[str, Any]] = field(default_factory=lambda: ERRORS)
+
+
+INGESTS = (
+    Ingest(
+        "ingest_event",
+        "/ingest/events",
+        "ingestEvent",
+        "Ingest an event as episodic memory",
+        EventIngest,
+        _captured(ingest.from_event),
+    ),
+    Ingest(
+        "ingest_observation",
+        "/ingest/observations",
+        "ingestObservation",
+        "Ingest an observation (a subject/predicate/object becomes a fact)",
+        ObservationIngest,
+        _captured(ingest.from_observation),
+    ),
+    Ingest(
+        "ingest_tool_output",
+        "/ingest/tool-outputs",
+        "ingestToolOutput",
+        "Ingest a tool call and its result",
+        ToolOutputIngest,
+        _captured(ingest.from_tool_output),
+    ),
+    Ingest(
+        "ingest_working_state",
+        "/ingest/working-states",
+        "ingestWorkingState",
+        "Ingest an agent's working state",
+        WorkingStateIngest,
+        _captured(ingest.from_working_state),
+    ),
+    Ingest(
+        "ingest_episode",
+        "/ingest/episodes",
+        "ingestEpisode",
+        "Ingest a whole episode: timeline, tool graph, outcome",
+        EpisodeIngest,
+        _captured(ingest.from_episode),
+    ),
+    Ingest(
+        "ingest_outcome",
+        "/ingest/outcomes",
+        "ingestOutcome",
+        "Record the outcome of an episodic record",
+        OutcomeIngest,
+        CaptureService.record_outcome,
+        status_code=status.HTTP_200_OK,
+        response_model=MemoryRecordOut,
+        responses=error_responses(401, 403, 404, 409, 422, 429),
+    ),
 )
-def ingest_event(
-    body: EventIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> CaptureResponse:
-    return write.answer(
-        201, _service(state, session).capture_response(ingest.from_event(body), trust)
+
+
+def _endpoint(spec: Ingest) -> Callable[..., Any]:
+    def endpoint(
+        body: BaseModel,
+        state: StateDep,
+        session: SessionDep,
+        trust: WriteTrust,
+        write: IdempotencyDep,
+    ) -> Any:
+        return write.answer(spec.status_code, spec.answer(_service(state, session), body, trust))
+
+    # FastAPI reads the body's model from the annotation: this endpoint's own.
+    endpoint.__annotations__["body"] = spec.body
+    endpoint.__name__ = endpoint.__qualname__ = spec.name
+    return endpoint
+
+
+for _spec in INGESTS:
+    router.add_api_route(
+        _spec.path,
+        _endpoint(_spec),
+        methods=["POST"],
+        name=_spec.name,
+        operation_id=_spec.operation_id,
+        summary=_spec.summary,
+        status_code=_spec.status_code,
+        response_model=_spec.response_model,
+        responses=_spec.responses,
+        tags=INGEST,
     )
-
-
-@router.post(
-    "/ingest/observations",
-    operation_id="ingestObservation",
-    summary="Ingest an observation (a subject/predicate/object becomes a fact)",
-    status_code=201,
-    response_model=CaptureResponse,
-    responses=ERRORS,
-    tags=INGEST,
-)
-def ingest_observation(
-    body: ObservationIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> CaptureResponse:
-    return write.answer(
-        201, _service(state, session).capture_response(ingest.from_observation(body), trust)
-    )
-
-
-@router.post(
-    "/ingest/tool-outputs",
-    operation_id="ingestToolOutput",
-    summary="Ingest a tool call and its result",
-    status_code=201,
-    response_model=CaptureResponse,
-    responses=ERRORS,
-    tags=INGEST,
-)
-def ingest_tool_output(
-    body: ToolOutputIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> CaptureResponse:
-    return write.answer(
-        201, _service(state, session).capture_response(ingest.from_tool_output(body), trust)
-    )
-
-
-@router.post(
-    "/ingest/working-states",
-    operation_id="ingestWorkingState",
-    summary="Ingest an agent's working state",
-    status_code=201,
-    response_model=CaptureResponse,
-    responses=ERRORS,
-    tags=INGEST,
-)
-def ingest_working_state(
-    body: WorkingStateIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> CaptureResponse:
-    request = ingest.from_working_state(body)
-    return write.answer(201, _service(state, session).capture_response(request, trust))
-
-
-@router.post(
-    "/ingest/episodes",
-    operation_id="ingestEpisode",
-    summary="Ingest a whole episode: timeline, tool graph, outcome",
-    status_code=201,
-    response_model=CaptureResponse,
-    responses=ERRORS,
-    tags=INGEST,
-)
-def ingest_episode(
-    body: EpisodeIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> CaptureResponse:
-    return write.answer(
-        201, _service(state, session).capture_response(ingest.from_episode(body), trust)
-    )
-
-
-@router.post(
-    "/ingest/outcomes",
-    operation_id="ingestOutcome",
-    response_model=MemoryRecordOut,
-    responses=error_responses(401, 403, 404, 409, 422, 429),
-    tags=INGEST,
-    summary="Record the outcome of an episodic record",
-)
-def ingest_outcome(
-    body: OutcomeIngest,
-    state: StateDep,
-    session: SessionDep,
-    trust: WriteTrust,
-    write: IdempotencyDep,
-) -> MemoryRecordOut:
-    return write.answer(200, _service(state, session).record_outcome(body, trust))

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app import clock
 from app.audit import repository as audit_repo
+from app.capture import queue_repository as interpret_queue
 from app.capture.classifier import (
     Mention,
     as_dict,
@@ -28,7 +29,6 @@ from app.capture.working import close_thread, closes_thread
 from app.entities import repository as entity_repo
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
-from app.interpret import repository as interpret_repo
 from app.models import RecordRow, RelationRow
 from app.records import repository as record_repo
 from app.records.payloads import Payload
@@ -147,7 +147,7 @@ class CaptureService:
         if cls.memory_type is MemoryType.episodic:
             self.questions.add_to(primary)
         if self.interpret_llm:
-            interpret_repo.enqueue(
+            interpret_queue.enqueue(
                 self.session,
                 primary.id,
                 actor_id=trust.actor_id,

@@ -17,6 +17,7 @@ import httpx
 
 from app.config import EmbeddingSettings
 from app.embedding.local_onnx import OnnxLoadError, OnnxMiniLM
+from app.http_client import api_client
 
 log = logging.getLogger("membrane.embedding")
 
@@ -167,12 +168,8 @@ class OpenAIEmbedder:
         self.dimension = dimension
         self.max_retries = max_retries
         self.backoff_s = backoff_s
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=timeout_s,
-            transport=transport,
+        self._client = api_client(
+            base_url, api_key=api_key, timeout_s=timeout_s, transport=transport
         )
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.db import dialect_of
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
-from app.records.repository import visible
+from app.models.clauses import visible
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name

@@ -1,37 +1,13 @@
 """SQL of the interpretation queue (table `interpretation_queue`): captured records that
-wait for LLM interpretation, with the capturer's trust at capture time."""
+wait for LLM interpretation, with the capturer's trust at capture time. This is the
+worker's side; capture queues a record with `app/capture/queue_repository.py:enqueue`."""
 
 from __future__ import annotations
-
-from collections.abc import Collection
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.models import InterpretationQueueRow
-
-
-def enqueue(
-    session: Session,
-    record_id: str,
-    *,
-    actor_id: str,
-    ceiling: int,
-    scopes: Collection[str] | None,
-    now: float,
-) -> None:
-    session.add(
-        InterpretationQueueRow(
-            record_id=record_id,
-            actor_id=actor_id,
-            ceiling=ceiling,
-            scopes=sorted(scopes) if scopes is not None else None,
-            attempts=0,
-            next_attempt_at=now,
-            status="pending",
-            created_at=now,
-        )
-    )
 
 
 def any_due(session: Session, now: float) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from app.config import LLMSettings
+from app.http_client import api_client
 
 log = logging.getLogger("membrane.llm")
 
@@ -109,12 +110,8 @@ class ChatClient:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_response_bytes = max_response_bytes
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=timeout_s,
-            transport=transport,
+        self._client = api_client(
+            base_url, api_key=api_key, timeout_s=timeout_s, transport=transport
         )
 
     @classmethod

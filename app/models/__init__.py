@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from app.salience.decay import current_salience
+from app.decay_math import current_salience
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
 # SQLite only auto-increments INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for audit ids.
@@ -79,7 +79,7 @@ class RecordRow(Base):
 
     def salience_at(self, now: float) -> float:
         """Current salience (exact decay, computed on read; its SQL twin is
-        app/salience/repository.py:current_salience_sql)."""
+        app/models/clauses.py:current_salience_sql)."""
         return current_salience(
             self.salience_base,
             self.salience_t0,

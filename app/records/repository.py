@@ -1,5 +1,7 @@
-"""All SQL about records, their tags and provenance rows, and the filter every read of
-records shares."""
+"""All SQL about records, their tags and provenance rows. The filter every read of
+records shares is `app/records/clauses.py`, built on `app/models/clauses.py`; both are
+named here too (`visible`, `among`, `query_clauses`, ...) for the callers that import them
+from this module."""
 
 from __future__ import annotations
 
@@ -10,10 +12,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     Select,
-    String,
     and_,
-    any_,
-    bindparam,
     delete,
     event,
     func,
@@ -23,100 +22,25 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Mapper, Session
-from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
-from sqlalchemy.sql.operators import custom_op
+from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
-from app.enums import LIVE_STATUSES, MemoryType, Status
+from app.enums import LIVE_STATUSES, MemoryType
 from app.models import ProvenanceRow, RecordRow, TagRow
+from app.models.clauses import among as among
+from app.models.clauses import off_index as off_index
+from app.models.clauses import visible as visible
+from app.records.clauses import query_clauses as query_clauses
+from app.records.clauses import status_of as status_of
+from app.records.clauses import tags_all_clause as tags_all_clause
 from app.records.filters import RecordQuery
-from app.salience.repository import current_salience_sql
-from app.trust import Visibility
-
-
-def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
-    """`vis` as SQL over `rec` (the records table, or an alias of it in a join)."""
-    cond: ColumnElement[bool] = rec.sensitivity <= vis.max_rank
-    if vis.scopes is not None:
-        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(sorted(vis.scopes))))
-    return cond
-
-
-def status_of(dialect: str, statuses: Sequence[str]) -> ColumnElement[str]:
-    """The status column as a filter on `statuses` should read it. Nearly every record is
-    active, but SQLite's sampled statistics (ANALYZE under analysis_limit, no STAT4) count
-    about a thousand records per status: with a few hundred candidate ids it then scanned
-    the status index instead of looking the ids up (126 ms instead of 3 at 200,000
-    records). A unary + keeps SQLite off that index whenever active records are wanted;
-    the index still finds the rare retracted or superseded ones."""
-    column: ColumnElement[str] = RecordRow.__table__.c.status
-    if dialect == "sqlite" and Status.active.value in statuses:
-        return off_index(column)
-    return column
-
-
-def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
-    """`column` as SQLite's planner will not use an index for (a unary +): the condition
-    on it is then checked on the rows another index found."""
-    return UnaryExpression(column, operator=custom_op("+"), type_=String())
 
 
 def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
     """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
     inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
     return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
-
-
-def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
-    """`column` is one of `ids`. On PostgreSQL one array parameter (`= ANY`): a few
-    hundred candidate ids as separate parameters cost more to bind and parse than the
-    index look-ups they drive."""
-    wanted = sorted(set(ids))
-    if dialect == "postgresql":
-        cond: ColumnElement[bool] = column == any_(
-            bindparam(None, wanted, type_=postgresql.ARRAY(String))
-        )
-        return cond
-    listed: ColumnElement[bool] = column.in_(wanted)
-    return listed
-
-
-def tags_all_clause(tags: Sequence[str]) -> ColumnElement[bool]:
-    wanted = sorted(set(tags))
-    having = (
-        select(TagRow.record_id)
-        .where(TagRow.tag.in_(wanted))
-        .group_by(TagRow.record_id)
-        .having(func.count(TagRow.tag) == len(wanted))
-    )
-    return RecordRow.id.in_(having)
-
-
-def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]:
-    """The WHERE clauses of `query` (shared by listing, retrieval and vector search)."""
-    flt = query.filter
-    clauses = [visible(query.visibility)]
-    if flt.types:
-        clauses.append(RecordRow.type.in_(list(flt.types)))
-    if flt.scopes:
-        clauses.append(RecordRow.scope.in_(list(flt.scopes)))
-    if flt.tags_all:
-        clauses.append(tags_all_clause(flt.tags_all))
-    if flt.sensitivities:
-        clauses.append(RecordRow.sensitivity.in_(list(flt.sensitivities)))
-    if flt.statuses:
-        clauses.append(status_of(dialect, flt.statuses).in_(list(flt.statuses)))
-    if flt.min_salience is not None:
-        clauses.append(current_salience_sql(dialect, query.now) >= flt.min_salience)
-    if flt.created_after is not None:
-        clauses.append(RecordRow.created_at >= flt.created_after)
-    if flt.created_before is not None:
-        clauses.append(RecordRow.created_at < flt.created_before)
-    if flt.ids:
-        clauses.append(RecordRow.id.in_(list(flt.ids)))
-    return clauses
 
 
 def add_record(

@@ -9,7 +9,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import RecordRow, RelationRow
-from app.records.repository import among, off_index, visible
+from app.models.clauses import among, off_index, visible
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.

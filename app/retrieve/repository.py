@@ -31,14 +31,14 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
 from app.db import dialect_of
+from app.decay_math import current_salience
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
+from app.models.clauses import among, current_salience_sql
+from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.records.repository import among, query_clauses
 from app.relations import repository as relation_repo
 from app.retrieve import pg_text_repository as pg_text
-from app.salience.decay import current_salience
-from app.salience.repository import current_salience_sql
 
 K1 = 1.2
 B = 0.75

@@ -16,8 +16,9 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.db import Tier, dialect_of
 from app.embedding.unit import unit_vector
 from app.models import RecordRow, pg_embeddings
+from app.models.clauses import among
+from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.records.repository import among, query_clauses
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search

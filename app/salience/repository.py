@@ -1,46 +1,24 @@
-"""Salience in SQL: the decay formula of app.salience.decay as an expression per
-dialect, and the atomic single-statement updates of reinforce, penalize and pin (no
-lost update under concurrency: each computes the new value from the stored row)."""
+"""Salience in SQL: the atomic single-statement updates of reinforce, penalize and pin (no
+lost update under concurrency: each computes the new value from the stored row). They
+build on the decay formula as SQL, `current_salience_sql` (app/models/clauses.py, below
+the domains so that records' filter can use it too; named here for existing callers)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Double, Float, and_, case, func, literal, update
+from sqlalchemy import Double, func, literal, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
 from app.models import RecordRow
-from app.salience.decay import LN2, LN_SMALLEST
-
-
-def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
-    # SQLite's multi-argument max() is a scalar function; PostgreSQL calls it greatest().
-    return func.max(a, b) if dialect == "sqlite" else func.greatest(a, b)
+from app.models.clauses import current_salience_sql as current_salience_sql
+from app.models.clauses import greatest as greatest
 
 
 def least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
     return func.min(a, b) if dialect == "sqlite" else func.least(a, b)
-
-
-def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> ColumnElement[float]:
-    """`app.salience.decay.current_salience` in SQL, branch for branch. CASE branches
-    are evaluated lazily, so `ln` never sees 0 and the product never underflows."""
-    s0 = table.salience_base
-    ratio = greatest(dialect, literal(now, Float) - table.salience_t0, 0.0) / table.half_life_s
-    linear_factor = 1.0 - ratio / 2.0
-    is_linear = table.decay_curve == "linear"
-    decayed = case(
-        (s0 <= 0.0, 0.0),
-        (and_(is_linear, linear_factor <= 0.0), 0.0),
-        (and_(is_linear, func.ln(s0) + func.ln(linear_factor) < LN_SMALLEST), 0.0),
-        (is_linear, s0 * linear_factor),
-        (func.ln(s0) - ratio * LN2 < LN_SMALLEST, 0.0),
-        else_=s0 * func.power(2.0, -ratio),
-    )
-    floored = greatest(dialect, decayed, table.min_salience)
-    return case((table.pinned.is_(True), table.salience_base), else_=floored)
 
 
 def _salience_update(session: Session, record_id: str, new_base: Any, now: float) -> float | None:

@@ -24,9 +24,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement, TextClause
 
 from app.db import dialect_of
+from app.decay_math import PRUNE_THRESHOLD
 from app.models import AuditRow, RecordRow
-from app.salience.decay import PRUNE_THRESHOLD
-from app.salience.repository import current_salience_sql
+from app.models.clauses import current_salience_sql
 
 # Upper bound of the last slice: past any rowid / block number, so rows that moved to the
 # end of the table while the sweep ran are still visited.

@@ -1,0 +1,73 @@
+"""Clauses over the tables that repositories of every domain build on, owned by none of
+them: the read rule over a records table (`visible`), a list of ids (`among`), an index
+hint (`off_index`) and a record's current salience (`current_salience_sql`, the SQL twin
+of `RecordRow.salience_at`). Being here, below the domains, is what lets the entity,
+relation and salience repositories use them while records uses those repositories.
+
+Records' own filter (`query_clauses`) is `app/records/clauses.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Float, String, and_, any_, bindparam, case, func, literal, or_
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
+from sqlalchemy.sql.operators import custom_op
+
+from app.decay_math import LN2, LN_SMALLEST
+from app.models import RecordRow
+from app.trust import Visibility
+
+
+def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
+    """`vis` as SQL over `rec` (the records table, or an alias of it in a join)."""
+    cond: ColumnElement[bool] = rec.sensitivity <= vis.max_rank
+    if vis.scopes is not None:
+        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(sorted(vis.scopes))))
+    return cond
+
+
+def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
+    """`column` as SQLite's planner will not use an index for (a unary +): the condition
+    on it is then checked on the rows another index found."""
+    return UnaryExpression(column, operator=custom_op("+"), type_=String())
+
+
+def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
+    """`column` is one of `ids`. On PostgreSQL one array parameter (`= ANY`): a few
+    hundred candidate ids as separate parameters cost more to bind and parse than the
+    index look-ups they drive."""
+    wanted = sorted(set(ids))
+    if dialect == "postgresql":
+        cond: ColumnElement[bool] = column == any_(
+            bindparam(None, wanted, type_=postgresql.ARRAY(String))
+        )
+        return cond
+    listed: ColumnElement[bool] = column.in_(wanted)
+    return listed
+
+
+def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
+    # SQLite's multi-argument max() is a scalar function; PostgreSQL calls it greatest().
+    return func.max(a, b) if dialect == "sqlite" else func.greatest(a, b)
+
+
+def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> ColumnElement[float]:
+    """`app.decay_math.current_salience` in SQL, branch for branch. CASE branches
+    are evaluated lazily, so `ln` never sees 0 and the product never underflows."""
+    s0 = table.salience_base
+    ratio = greatest(dialect, literal(now, Float) - table.salience_t0, 0.0) / table.half_life_s
+    linear_factor = 1.0 - ratio / 2.0
+    is_linear = table.decay_curve == "linear"
+    decayed = case(
+        (s0 <= 0.0, 0.0),
+        (and_(is_linear, linear_factor <= 0.0), 0.0),
+        (and_(is_linear, func.ln(s0) + func.ln(linear_factor) < LN_SMALLEST), 0.0),
+        (is_linear, s0 * linear_factor),
+        (func.ln(s0) - ratio * LN2 < LN_SMALLEST, 0.0),
+        else_=s0 * func.power(2.0, -ratio),
+    )
+    floored = greatest(dialect, decayed, table.min_salience)
+    return case((table.pinned.is_(True), table.salience_base), else_=floored)
