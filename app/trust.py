@@ -65,6 +65,10 @@ class TrustContext:
         """Unscoped records are visible to every principal."""
         return scope is None or self.scopes is None or scope in self.scopes
 
+    def reads_everything(self) -> bool:
+        """No ceiling below the highest level and no scope limit."""
+        return self.ceiling_rank == HIGHEST_RANK and self.scopes is None
+
     def can_read(self, sensitivity_rank: int, scope: str | None) -> bool:
         return sensitivity_rank <= self.ceiling_rank and self.scope_allowed(scope)
 

@@ -29,6 +29,7 @@ from app.records.schemas import (
     RecordPage,
     RelationsOut,
 )
+from app.records.references import named_refs, unseen, unseen_in_rows
 from app.records.search_text import searchable_text
 from app.records.views import audit_out, full_view, list_views, relation_out
 from app.relations import repository as relation_repo
@@ -154,11 +155,13 @@ class RecordService:
         row = self.require_readable(record_id, trust)
         rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
         history = audit_repo.for_record(self.session, row.id)
-        return full_view(row, clock.now(), rels, history)
+        hidden = unseen(self.session, named_refs([row], history), trust)
+        return full_view(row, clock.now(), rels, history, hidden)
 
     def view(self, row: RecordRow, trust: TrustContext) -> MemoryRecordOut:
         rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
-        return full_view(row, clock.now(), rels)
+        hidden = unseen_in_rows(self.session, [row], trust)
+        return full_view(row, clock.now(), rels, hidden=hidden)
 
     def list_page(
         self, flt: RecordFilter, trust: TrustContext, *, limit: int, cursor: str | None
@@ -171,11 +174,15 @@ class RecordService:
         rows = rows[:limit]
         visible_ids = [r.id for r in rows if not trust.redacts(r.sensitivity)]
         rels = relation_repo.outgoing(self.session, visible_ids, trust.reading())
-        items = list_views(rows, rels, trust, now)
+        readable = [r for r in rows if not trust.redacts(r.sensitivity)]
+        hidden = unseen_in_rows(self.session, readable, trust)
+        items = list_views(rows, rels, trust, now, hidden)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
 
     def audit(self, record_id: str, trust: TrustContext) -> AuditPage:
-        return AuditPage(items=[audit_out(r) for r in self._audit_rows(record_id, trust)])
+        entries = self._audit_rows(record_id, trust)
+        hidden = unseen(self.session, named_refs([], entries), trust)
+        return AuditPage(items=[audit_out(e, hidden) for e in entries])
 
     def _audit_rows(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
         """History of a record; a deleted record's history stays readable under the trust

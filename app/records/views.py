@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from app.clock import to_datetime
 from app.enums import MemoryType, Sensitivity, Status
 from app.models import AuditRow, RecordRow, RelationRow
+from app.records.references import names_any, scrub, without_refs
 from app.records.schemas import (
     AuditEntryOut,
     DecayOut,
@@ -30,15 +31,19 @@ def relation_out(rel: RelationRow) -> RelationOut:
     )
 
 
-def audit_out(entry: AuditRow) -> AuditEntryOut:
+def audit_out(entry: AuditRow, hidden: Collection[str] = ()) -> AuditEntryOut:
+    """An audit entry; one naming a record in `hidden` (ids the caller may not read) shows
+    neither those ids nor its rationale (app/records/references.py)."""
+    details = entry.details or {}
+    redact = names_any(details, hidden)
     return AuditEntryOut(
         id=entry.id,
         record_id=entry.record_id,
         action=entry.action,
         actor=entry.actor,
         timestamp=to_datetime(entry.timestamp),
-        rationale=entry.rationale,
-        details=entry.details or {},
+        rationale=None if redact else entry.rationale,
+        details=scrub(details, hidden) if redact else details,
     )
 
 
@@ -47,7 +52,10 @@ def full_view(
     now: float,
     relations: Sequence[RelationRow] = (),
     audit: Sequence[AuditRow] | None = None,
+    hidden: Collection[str] = (),
 ) -> MemoryRecordOut:
+    """A readable record in full; ids in `hidden` are left out of its revision block and
+    audit details."""
     return MemoryRecordOut(
         id=row.id,
         type=MemoryType(row.type),
@@ -73,9 +81,9 @@ def full_view(
         provenance=row.provenance or {},
         relations=[relation_out(r) for r in relations],
         interpretation=row.interpretation or {},
-        payload=row.payload,
+        payload=without_refs(row.payload, hidden),
         status=Status(row.status),
-        audit_log=[audit_out(a) for a in audit] if audit is not None else None,
+        audit_log=[audit_out(a, hidden) for a in audit] if audit is not None else None,
     )
 
 
@@ -91,13 +99,19 @@ def redacted_view(row: RecordRow) -> RedactedRecordOut:
 
 
 def list_views(
-    rows: Sequence[RecordRow], relations: Sequence[RelationRow], trust: TrustContext, now: float
+    rows: Sequence[RecordRow],
+    relations: Sequence[RelationRow],
+    trust: TrustContext,
+    now: float,
+    hidden: Collection[str] = (),
 ) -> list[RecordView]:
     """Rows already passed the SQL visibility filter (≤ ceiling + 1)."""
     by_source: dict[str, list[RelationRow]] = defaultdict(list)
     for rel in relations:
         by_source[rel.source_id].append(rel)
     return [
-        redacted_view(r) if trust.redacts(r.sensitivity) else full_view(r, now, by_source[r.id])
+        redacted_view(r)
+        if trust.redacts(r.sensitivity)
+        else full_view(r, now, by_source[r.id], hidden=hidden)
         for r in rows
     ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from app import clock
 from app.models import RecordRow, RelationRow
 from app.records.filters import RecordFilter, RecordQuery
+from app.records.references import unseen_in_rows
 from app.records.schemas import RecordView
 from app.records.views import full_view, redacted_view, relation_out
 from app.relations import repository as relation_repo
@@ -54,11 +55,15 @@ class GraphService:
                 break
             walk.expanded.update(frontier)
             frontier = self._hop(walk, frontier, depth, req, trust, nodes, ranked.holds)
+        readable = [row for row, _ in walk.nodes.values() if not trust.redacts(row.sensitivity)]
+        hidden = unseen_in_rows(self.retrieve.session, readable, trust)
         return GraphResponse(
             roots=self.retrieve.items(roots, ranked, trust, now, with_relations=False),
             nodes=[
                 GraphNode(
-                    record=self._view(row, trust, now), depth=d, expanded=rid in walk.expanded
+                    record=self._view(row, trust, now, hidden),
+                    depth=d,
+                    expanded=rid in walk.expanded,
                 )
                 for rid, (row, d) in walk.nodes.items()
             ],
@@ -122,5 +127,9 @@ class GraphService:
         walk.edges.append(edge)
 
     @staticmethod
-    def _view(row: RecordRow, trust: TrustContext, now: float) -> RecordView:
-        return redacted_view(row) if trust.redacts(row.sensitivity) else full_view(row, now)
+    def _view(
+        row: RecordRow, trust: TrustContext, now: float, hidden: frozenset[str]
+    ) -> RecordView:
+        if trust.redacts(row.sensitivity):
+            return redacted_view(row)
+        return full_view(row, now, hidden=hidden)

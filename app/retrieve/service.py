@@ -24,6 +24,7 @@ from app.enums import LIVE_STATUSES, MemoryType
 from app.models import RecordRow, RelationRow
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
+from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import repository as relation_repo
 from app.retrieve import ranking, validity
@@ -183,13 +184,15 @@ class RetrieveService:
             for rel in relation_repo.outgoing(self.session, readable, trust.reading()):
                 if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
                     by_source[rel.source_id].append(rel)
+        readable_rows = [r for r in rows if not trust.redacts(r.sensitivity)]
+        hidden = unseen_in_rows(self.session, readable_rows, trust)
         out: list[RetrievedItem] = []
         for row in rows:
             if trust.redacts(row.sensitivity):
                 # Metadata only: no payload and no scores that would hint at the content.
                 out.append(RetrievedItem(record=redacted_view(row), score=None, components=None))
                 continue
-            view = full_view(row, now, by_source[row.id])
+            view = full_view(row, now, by_source[row.id], hidden=hidden)
             comp = ranked.components.get(row.id)
             out.append(
                 RetrievedItem(
