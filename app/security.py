@@ -18,6 +18,7 @@ class Principal:
     max_sensitivity: Sensitivity
     scopes: frozenset[str]  # empty → every scope
     roles: frozenset[Role]
+    key_sha256: str = ""  # which key authenticated (empty in open mode)
 
     def has(self, role: Role) -> bool:
         return role in self.roles or Role.admin in self.roles
@@ -41,6 +42,7 @@ def _to_principal(entry: ApiPrincipal) -> Principal:
         max_sensitivity=entry.max_sensitivity,
         scopes=frozenset(entry.scopes),
         roles=frozenset(Role(r) for r in entry.roles),
+        key_sha256=entry.key_sha256.lower(),
     )
 
 

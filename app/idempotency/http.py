@@ -8,8 +8,13 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import SessionDep, StateDep, WriteTrust
-from app.idempotency.service import IdempotentReplay, IdempotentWrite, fingerprint
+from app.deps import SessionDep, StateDep, Writer, WriteTrust
+from app.idempotency.service import (
+    IdempotentReplay,
+    IdempotentWrite,
+    caller_identity,
+    fingerprint,
+)
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 
@@ -24,6 +29,7 @@ async def _request_fingerprint(request: Request) -> str:
 def idempotent_write(
     state: StateDep,
     session: SessionDep,
+    principal: Writer,
     trust: WriteTrust,
     request_fingerprint: Annotated[str, Depends(_request_fingerprint)],
     key: Annotated[
@@ -35,14 +41,15 @@ def idempotent_write(
                 "Makes this write idempotent: a retry with the same key and request within "
                 "the retention window (24 h by default) answers the first response again "
                 f"(with `{REPLAYED_HEADER}: true`) and writes nothing; the same key with a "
-                "different request answers 422. Keys are per principal."
+                "different request answers 422. Keys are per API key and effective trust "
+                "(ceiling and scopes after narrowing headers)."
             ),
         ),
     ] = None,
 ) -> IdempotentWrite:
     write = IdempotentWrite(
         session=session,
-        actor=trust.actor_id,
+        actor=caller_identity(principal.actor_id, principal.key_sha256, trust),
         key=key,
         fingerprint=request_fingerprint,
         retention_s=state.settings.idempotency.retention_s,

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.errors import Unprocessable
 from app.idempotency import repository as idempotency_repo
+from app.trust import TrustContext
 
 Answer = TypeVar("Answer", bound=BaseModel)
 
@@ -45,6 +46,13 @@ def fingerprint(method: str, path: str, body: bytes) -> str:
     digest = hashlib.sha256(f"{method} {path}\n".encode())
     digest.update(content)
     return digest.hexdigest()
+
+
+def caller_identity(actor_id: str, key_sha256: str, trust: TrustContext) -> str:
+    """Who a key belongs to: actor, API key and effective trust, as one digest."""
+    scopes = ",".join(sorted(trust.scopes)) if trust.scopes is not None else "*"
+    raw = f"{actor_id}\n{key_sha256}\n{trust.ceiling.value}\n{scopes}"
+    return hashlib.sha256(raw.encode()).hexdigest()
 
 
 @dataclass
