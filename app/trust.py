@@ -72,6 +72,13 @@ class TrustContext:
     def can_read(self, sensitivity_rank: int, scope: str | None) -> bool:
         return sensitivity_rank <= self.ceiling_rank and self.scope_allowed(scope)
 
+    def can_write(self, sensitivity_rank: int, scope: str | None) -> bool:
+        """The write rule (`check_write_target` explains a refusal): within the ceiling and
+        the scopes; unscoped only for a principal that is not restricted to scopes."""
+        if scope is None:
+            return sensitivity_rank <= self.ceiling_rank and self.scopes is None
+        return self.can_read(sensitivity_rank, scope)
+
     def may_list(self, sensitivity_rank: int, scope: str | None) -> bool:
         """Whether the record exists for this caller at all (readable or redacted)."""
         return sensitivity_rank <= self.listing().max_rank and self.scope_allowed(scope)

@@ -572,7 +572,15 @@ def test_ten_thousand_records_move_from_sqlite_to_postgresql(
             assert report["created"]["records"] == counts["record"]
             assert lines_seen[-1] == sum(counts.values()) + 2  # header and end line
             assert bytes_seen[-1] == file.stat().st_size and len(bytes_seen) > 10
-            assert snapshot(target_db) == snapshot(source_db)
+            # Edges to the deleted records (their incoming mentions) point at nothing: the
+            # import leaves them out, and they are the only difference.
+            expected = snapshot(source_db)
+            with source_db.read_transaction() as s:
+                records = set(s.scalars(select(RecordRow.id)))
+            dangling = {e for e in expected["relations"] if e[3] not in records}
+            assert dangling and report["skipped"]["relations"] == len(dangling)
+            expected["relations"] -= dangling
+            assert snapshot(target_db) == expected
             some = {"scope": ["scope-3"], "type": ["episodic"], "created_after": None}
             part = transfer_client.export_to_file(src, KEY, tmp_path / "part.ndjson", filters=some)
             assert 0 < part["record"] < counts["record"]

@@ -80,7 +80,7 @@ def test_a_hidden_successor_is_not_named_to_a_reader_of_the_old_record(
         assert hidden not in text and SECRET not in text
     view = client.get(f"/v1/records/{old['id']}", headers=LOW).json()
     assert view["payload"]["revision"]["superseded_by"] is None
-    entry = [e for e in view["audit_log"] if e["action"] == "supersede"][0]
+    entry = next(e for e in view["audit_log"] if e["action"] == "supersede")
     assert entry["rationale"] is None and entry["details"]["superseded_by"] is None
     assert entry["actor"] == "admin"  # what happened and who did it stay visible
     admin_view = client.get(f"/v1/records/{old['id']}/audit", headers=ADMIN).json()
@@ -140,6 +140,6 @@ def test_readable_references_stay_as_they_were(client: TestClient) -> None:
     out = _revise(client, f"/v1/records/{old['id']}/supersede", {"new_record": _new("rome", "low")})
     view = client.get(f"/v1/records/{old['id']}", headers=LOW).json()
     assert view["payload"]["revision"]["superseded_by"] == out["new_record"]["id"]
-    entry = [e for e in view["audit_log"] if e["action"] == "supersede"][0]
+    entry = next(e for e in view["audit_log"] if e["action"] == "supersede")
     assert entry["rationale"] == SECRET
     assert entry["details"]["superseded_by"] == out["new_record"]["id"]

@@ -33,7 +33,8 @@ def revision_refs(payload: Mapping[str, Any] | None) -> set[str]:
     revision = (payload or {}).get("revision")
     if not isinstance(revision, dict):
         return set()
-    return {v for k in REVISION_REFS if is_record_id(v := revision.get(k))}
+    named = (revision.get(k) for k in REVISION_REFS)
+    return {v for v in named if isinstance(v, str) and is_record_id(v)}
 
 
 def detail_refs(details: Any) -> Iterator[str]:

@@ -20,6 +20,7 @@ from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
 from app.records.policy import PolicyEngine, ResolvedPolicy
+from app.records.references import named_refs, unseen, unseen_in_rows
 from app.records.schemas import (
     AuditPage,
     MemoryRecordOut,
@@ -29,7 +30,6 @@ from app.records.schemas import (
     RecordPage,
     RelationsOut,
 )
-from app.records.references import named_refs, unseen, unseen_in_rows
 from app.records.search_text import searchable_text
 from app.records.views import audit_out, full_view, list_views, relation_out
 from app.relations import repository as relation_repo

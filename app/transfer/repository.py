@@ -121,6 +121,18 @@ def existing_records(
     return set(session.scalars(stmt))
 
 
+def record_heads(session: Session, ids: Iterable[str]) -> dict[str, tuple[str, str | None, int]]:
+    """(type, scope, sensitivity rank) of the records among `ids`, whoever may see them:
+    the import check applies the caller's trust to them itself."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    stmt = select(RecordRow.id, RecordRow.type, RecordRow.scope, RecordRow.sensitivity).where(
+        RecordRow.id.in_(wanted)
+    )
+    return {rid: (kind, scope, rank) for rid, kind, scope, rank in session.execute(stmt)}
+
+
 def insert_records(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """New records and their tag rows. The full-text index follows by itself (SQLite:
     the FTS5 triggers; PostgreSQL: the generated tsvector column)."""

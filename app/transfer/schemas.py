@@ -30,9 +30,22 @@ FORMAT_VERSION = 1
 MEDIA_TYPE = "application/x-ndjson"
 MAX_VECTOR = 16_384
 
-RecordId = Annotated[str, Field(min_length=1, max_length=36)]
-Epoch = Annotated[float, Field(ge=0.0, description="UNIX epoch seconds, as stored.")]
+# Numbers are bounded by what both stores and the clock hold: epochs up to the end of
+# year 9999 (Python's datetime), row ids within a signed 64-bit integer (PostgreSQL
+# bigint), vector values within float32 without overflow.
+MAX_EPOCH = 253_402_300_799.0
+MAX_ROW_ID = 2**63 - 1
+RecordId = Annotated[
+    str,
+    Field(
+        pattern=r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+        description="A record id: a lowercase UUID, as the service issues them.",
+    ),
+]
+Epoch = Annotated[float, Field(ge=0.0, le=MAX_EPOCH, description="UNIX epoch seconds, as stored.")]
+RowId = Annotated[int, Field(ge=1, le=MAX_ROW_ID)]
 Actor = Annotated[str, Field(min_length=1, max_length=256)]
+VectorValue = Annotated[float, Field(ge=-1e6, le=1e6)]
 
 
 class ExportFilters(StrictModel):
@@ -71,9 +84,9 @@ class SalienceState(StrictModel):
     t0: Epoch
     swept: Unit
     curve: DecayCurve
-    half_life_s: float = Field(ge=1.0)
+    half_life_s: float = Field(ge=1.0, le=1e12)
     min_salience: Unit
-    max_age_s: float | None = Field(default=None, gt=0)
+    max_age_s: float | None = Field(default=None, gt=0, le=1e12)
     reinforcement_gain: Unit
     pinned: bool
 
@@ -108,11 +121,11 @@ class RelationLine(StrictModel):
     """An edge from an exported record (the target may be any record id or a reference)."""
 
     kind: Literal["relation"] = "relation"
-    id: int | None = Field(default=None, ge=1)
+    id: RowId | None = None
     source_id: RecordId
     predicate: str = Field(min_length=1, max_length=64)
     target_id: str = Field(min_length=1, max_length=1024)
-    weight: float
+    weight: float = Field(ge=0.0, le=1e6)
     created_at: Epoch
 
 
@@ -120,7 +133,7 @@ class ProvenanceLine(StrictModel):
     """A provenance source row of a record (`source_kind` is the row's own kind)."""
 
     kind: Literal["provenance"] = "provenance"
-    id: int | None = Field(default=None, ge=1)
+    id: RowId | None = None
     record_id: RecordId
     source_kind: str = Field(min_length=1, max_length=64)
     ref: Text | None = None
@@ -142,7 +155,7 @@ class AuditLine(StrictModel):
     """An audit entry (entries outlive their records: the trail of a deleted record)."""
 
     kind: Literal["audit"] = "audit"
-    id: int | None = Field(default=None, ge=1)
+    id: RowId | None = None
     record_id: RecordId
     action: str = Field(min_length=1, max_length=32)
     actor: Actor
@@ -158,7 +171,7 @@ class EmbeddingLine(StrictModel):
     record_id: RecordId
     model: str = Field(min_length=1, max_length=256)
     dimension: int = Field(ge=1, le=MAX_VECTOR)
-    vector: list[float] = Field(max_length=MAX_VECTOR)
+    vector: list[VectorValue] = Field(max_length=MAX_VECTOR)
 
 
 class EndLine(StrictModel):

@@ -20,7 +20,7 @@ from typing import IO, Any, TypeVar
 from sqlalchemy.orm import Session
 
 from app import clock
-from app.db import Database
+from app.db import Database, Tier
 from app.embedding import meta_repository as meta_repo
 from app.embedding import queue_repository as queue_repo
 from app.embedding.providers import Embedder
@@ -157,15 +157,17 @@ def import_file(
     db: Database, source: IO[bytes], trust: TrustContext, embedder: Embedder | None
 ) -> ImportReport:
     """Check every line (ImportRejected lists the bad ones; nothing is written), then
-    write records, then the rows hanging off them, in batched transactions."""
+    write records, then the rows hanging off them, all in one transaction: an import
+    lands whole or not at all."""
     checked = check_file(db.read_transaction, source, trust)
-    writer = _Writer(db, embedder)
-    writer.write_records(_lines_of(source, checked, RECORD))
-    writer.write_rows(_lines_of(source, checked, ROW))
+    with db.transaction() as session:
+        writer = _Writer(session, db.tier, embedder, checked.unreachable_targets)
+        writer.write_records(_lines_of(source, checked, RECORD))
+        writer.write_rows(_lines_of(source, checked, ROW))
+        if writer.created["record"]:
+            repo.refresh_statistics(session)  # PostgreSQL
     if writer.created["record"]:
         db.refresh_planner_stats()  # SQLite
-        with db.transaction() as session:
-            repo.refresh_statistics(session)  # PostgreSQL
     report = writer.report(checked.lines)
     log.info(
         "import by %s: created %s, skipped %s",
@@ -177,8 +179,15 @@ def import_file(
 
 
 class _Writer:
-    def __init__(self, db: Database, embedder: Embedder | None) -> None:
-        self.db = db
+    """Writes the checked lines in batches (a few multi-row INSERTs each) into one
+    session: the caller's transaction commits them together."""
+
+    def __init__(
+        self, session: Session, tier: Tier, embedder: Embedder | None, unreachable: set[str]
+    ) -> None:
+        self.session = session
+        self.unreachable = unreachable  # edge targets the import leaves out
+        self.tier = tier
         self.embedder = embedder
         self.created: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
@@ -207,10 +216,11 @@ class _Writer:
     def _records(self, batch: list[RecordLine]) -> None:
         if not batch:
             return
-        with self.db.transaction() as session:
-            present = repo.existing_records(session, [r.id for r in batch])
-            rows = [convert.record_row(r) for r in batch if r.id not in present]
-            repo.insert_records(session, rows)
+        session = self.session
+        present = repo.existing_records(session, [r.id for r in batch])
+        rows = [convert.record_row(r) for r in batch if r.id not in present]
+        repo.insert_records(session, rows)
+        session.flush()
         self.skipped["record"] += len(batch) - len(rows)
         self.created["record"] += len(rows)
         self.new_records.update(r["id"] for r in rows)
@@ -228,12 +238,13 @@ class _Writer:
     def _rows(self, batch: list[Any]) -> None:
         if not batch:
             return
-        with self.db.transaction() as session:
-            self._provenance(session, [x for x in batch if isinstance(x, ProvenanceLine)])
-            self._terms(session, [x for x in batch if isinstance(x, EntityTermLine)])
-            self._relations(session, [x for x in batch if isinstance(x, RelationLine)])
-            self._audit(session, [x for x in batch if isinstance(x, AuditLine)])
-            self._vectors(session, [x for x in batch if isinstance(x, EmbeddingLine)])
+        session = self.session
+        self._provenance(session, [x for x in batch if isinstance(x, ProvenanceLine)])
+        self._terms(session, [x for x in batch if isinstance(x, EntityTermLine)])
+        self._relations(session, [x for x in batch if isinstance(x, RelationLine)])
+        self._audit(session, [x for x in batch if isinstance(x, AuditLine)])
+        self._vectors(session, [x for x in batch if isinstance(x, EmbeddingLine)])
+        session.flush()
 
     def _owned(self, kind: str, lines: list[Any]) -> list[Any]:
         """Rows that belong to a record come only with a record this import created."""
@@ -254,7 +265,9 @@ class _Writer:
         self.created["entity_term"] += len(fresh)
         self.skipped["entity_term"] += len(owned) - len(fresh)
 
-    def _relations(self, session: Session, lines: list[RelationLine]) -> None:
+    def _relations(self, session: Session, all_lines: list[RelationLine]) -> None:
+        lines = [x for x in all_lines if x.target_id not in self.unreachable]
+        self.skipped["relation"] += len(all_lines) - len(lines)
         known = repo.relation_keys(session, [x.source_id for x in lines])
         rows = [
             convert.relation_row(x)
@@ -290,7 +303,7 @@ class _Writer:
         if model is None or not usable:
             return
         items = [(x.record_id, x.vector) for x in usable]
-        queue_repo.store_vectors(session, self.db.tier, model.name, items)
+        queue_repo.store_vectors(session, self.tier, model.name, items)
         queue_repo.mark(session, [x.record_id for x in usable], "done")
         self.embedded.update(x.record_id for x in usable)
         self.created["embedding"] += len(usable)

@@ -3,11 +3,20 @@
 Besides each line's own schema (app/transfer/lines.py): the header comes first and names
 a format this service reads; the end line comes last and its counts match the lines
 before it (a truncated file has none); a record id appears once; records are within the
-importer's trust; every row that belongs to a record (edge source, provenance, entity
-term, vector, audit entry) names a record of the file or one already in the store the
-importer may read. Audit entries of records that exist nowhere (the trail of a deleted
-record) are kept only from an importer who may read everything: the entry carries no
-scope or sensitivity a narrower one could be checked against.
+importer's trust and its payload is of the record's type; a record id already in the
+store is skipped only when the importer may read that record and the line agrees with
+it on type, scope and sensitivity, and is refused otherwise with one answer
+(`id_conflict`) whether or not the importer may see the stored record, so the answer
+does not tell a hidden record from a visible one; every row that belongs to a record
+(edge source, provenance, entity term, vector, audit entry) names a record of the file or
+one already in the store the importer may write; an edge's target is a record of the
+file or one the importer may read (only `contested_by` may point outside the store, at
+an external reference that is not a record id): an edge to anything else (a record
+deleted since, or one the importer may not see: the same answer) is skipped, never
+written. Audit entries of records that exist
+nowhere (the trail of a deleted record) are kept only from an importer who may read
+everything: the entry carries no scope or sensitivity a narrower one could be checked
+against.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError
+from app.records.references import is_record_id
 from app.transfer import repository as repo
 from app.transfer.lines import BadLine, numbered_lines, parse_line
 from app.transfer.schemas import (
@@ -35,7 +45,7 @@ from app.transfer.schemas import (
     RecordLine,
     RelationLine,
 )
-from app.trust import HIGHEST_RANK, TrustContext
+from app.trust import TrustContext
 
 Reader = Callable[[], AbstractContextManager[Session]]
 MAX_REPORTED = 1000
@@ -68,6 +78,8 @@ class Checked:
     counts: Counter[str] = field(default_factory=Counter)
     lines: int = 0
     classes: bytearray = field(default_factory=bytearray)
+    # edge targets that are no record the importer may read: those edges are skipped
+    unreachable_targets: set[str] = field(default_factory=set)
 
     def mark(self, number: int, code: int) -> None:
         if len(self.classes) <= number:
@@ -85,8 +97,12 @@ class _Pass:
     errors: list[BadLine] = field(default_factory=list)
     total_errors: int = 0
     record_ids: set[str] = field(default_factory=set)
+    # record id → (line, type, scope, sensitivity rank) of the file's record lines
+    heads: dict[str, tuple[int, str, str | None, int]] = field(default_factory=dict)
     # (line, record id, kind) of rows naming a record not seen (yet) in the file
     refs: list[tuple[int, str, str]] = field(default_factory=list)
+    # (line, target, predicate) of edges whose target is not (yet) a record of the file
+    targets: list[tuple[int, str, str]] = field(default_factory=list)
     end: tuple[int, EndLine] | None = None
     last_line: int = 0
 
@@ -112,7 +128,10 @@ def check_file(reader: Reader, source: IO[bytes], trust: TrustContext) -> Checke
         else:
             _check_line(state, number, parsed)
     _check_ends(state)
-    _check_refs(state, reader)
+    with reader() as session:
+        _check_taken(state, session)
+        _check_refs(state, session)
+        _check_targets(state, session)
     if state.total_errors:
         state.errors.sort(key=lambda e: e.line)
         raise ImportRejected(state.errors, state.total_errors)
@@ -140,6 +159,8 @@ def _check_line(state: _Pass, number: int, line: BaseModel) -> None:
         _check_record(state, number, line)
     elif isinstance(line, RelationLine):
         _ref(state, number, line.source_id, kind)
+        if line.target_id not in state.record_ids:
+            state.targets.append((number, line.target_id, line.predicate))
     elif isinstance(line, ProvenanceLine | EntityTermLine | AuditLine):
         _ref(state, number, line.record_id, kind)
     elif isinstance(line, EmbeddingLine):
@@ -154,6 +175,10 @@ def _check_record(state: _Pass, number: int, line: RecordLine) -> None:
         state.bad(number, f"record {line.id!r} appears twice in the file", "duplicate_id")
         return
     state.record_ids.add(line.id)
+    state.heads[line.id] = (number, line.type.value, line.scope, line.sensitivity.rank)
+    if line.payload.get("kind") != line.type.value:
+        msg = f"payload.kind must be {line.type.value!r}, the record's type"
+        state.bad(number, msg, "payload_kind")
     trust = state.trust
     if line.sensitivity.rank > trust.ceiling_rank:
         msg = f"sensitivity {line.sensitivity.value!r} is above your ceiling"
@@ -185,19 +210,48 @@ def _check_ends(state: _Pass) -> None:
         state.bad(number, msg, "count_mismatch")
 
 
-def _check_refs(state: _Pass, reader: Reader) -> None:
+def _lookup(session: Session, ids: set[str]) -> dict[str, tuple[str, str | None, int]]:
+    wanted = sorted(ids)
+    found: dict[str, tuple[str, str | None, int]] = {}
+    for i in range(0, len(wanted), LOOKUP_CHUNK):
+        found |= repo.record_heads(session, wanted[i : i + LOOKUP_CHUNK])
+    return found
+
+
+def _check_taken(state: _Pass, session: Session) -> None:
+    """A file record whose id the store holds: skipped when it is the same record as far
+    as trust goes and the importer may read it; else one refusal for every case."""
+    stored = _lookup(session, set(state.heads))
+    for rid, (kind, scope, rank) in stored.items():
+        number, *head = state.heads[rid]
+        if state.trust.can_read(rank, scope) and tuple(head) == (kind, scope, rank):
+            continue
+        msg = f"record id {rid!r} is taken in this store by a different record"
+        state.bad(number, msg, "id_conflict")
+
+
+def _check_refs(state: _Pass, session: Session) -> None:
     pending = [(n, rid, kind) for n, rid, kind in state.refs if rid not in state.record_ids]
     if not pending:
         return
-    unrestricted = state.trust.ceiling_rank == HIGHEST_RANK and state.trust.scopes is None
-    wanted = sorted({rid for _, rid, _ in pending})
-    found: set[str] = set()
-    with reader() as session:
-        for i in range(0, len(wanted), LOOKUP_CHUNK):
-            chunk = wanted[i : i + LOOKUP_CHUNK]
-            found |= repo.existing_records(session, chunk, state.trust.reading())
+    trust = state.trust
+    stored = _lookup(session, {rid for _, rid, _ in pending})
+    writable = {rid for rid, (_, scope, rank) in stored.items() if trust.can_write(rank, scope)}
     for number, rid, kind in pending:
-        if rid in found or (kind == "audit" and unrestricted):
+        if rid in writable or (kind == "audit" and rid not in stored and trust.reads_everything()):
             continue
         msg = f"{kind} names record {rid!r}, which is neither in the file nor in this store"
         state.bad(number, msg, "dangling_reference")
+
+
+def _check_targets(state: _Pass, session: Session) -> None:
+    """Edge targets: a record the importer may read, or (contested_by only) an external
+    reference that is not shaped like a record id."""
+    pending = [t for t in state.targets if t[1] not in state.record_ids]
+    ids = {target for _, target, _ in pending if is_record_id(target)}
+    stored = _lookup(session, ids)
+    trust = state.trust
+    readable = {rid for rid, (_, scope, rank) in stored.items() if trust.can_read(rank, scope)}
+    for _, target, predicate in pending:
+        if target not in readable and (predicate != "contested_by" or is_record_id(target)):
+            state.checked.unreachable_targets.add(target)
