@@ -176,6 +176,10 @@ class CapacitySettings(BaseModel):
     queue_timeout_s: float = Field(default=1.0, gt=0)
     retry_after_s: int = Field(default=1, ge=1)
     max_retry_after_s: int = Field(default=10, ge=1, le=3600)
+    # /mcp requests in flight per process, in all and per principal; beyond them 503. The
+    # REST call a tool makes is shed by the limits above, like any /v1 request.
+    mcp_max_in_flight: int = Field(default=32, ge=1, le=10_000)
+    mcp_max_per_principal: int = Field(default=8, ge=1, le=10_000)
 
 
 # A browser's Origin: scheme://host[:port], no path and no trailing slash (one would never
@@ -278,6 +282,12 @@ class Settings(BaseSettings):
     # first races the gateway reusing the connection, which the client sees as a 502, and
     # a client told to retry after a few seconds (Retry-After) finds its connection gone.
     keep_alive_s: int = Field(default=75, ge=1, le=3600)
+    # Addresses (or networks) of the proxies whose X-Forwarded-For / X-Forwarded-Proto this
+    # server believes. Empty: none, so a client's address is the connection's and a client
+    # cannot pick its own rate-limit bucket by sending the header.
+    trusted_proxies: list[str] = Field(default_factory=list, max_length=100)
+    # GET /metrics: with a token set, only `Authorization: Bearer <token>` may scrape it.
+    metrics_token: SecretStr = SecretStr("")
 
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)

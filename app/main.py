@@ -15,13 +15,14 @@ from app.config import Settings, get_settings
 from app.embedding.router import router as embedding_router
 from app.embedding.runtime import EmbeddingRuntime
 from app.errors import Problem, install_handlers
+from app.header_guard import HeaderGuardMiddleware
 from app.health.router import router as health_router
 from app.idempotency.http import replay_response
 from app.idempotency.service import IdempotentReplay
 from app.interpret.worker import InterpretationWorker
 from app.jobs.router import router as jobs_router
 from app.jobs.scheduler import start_scheduler
-from app.mcp.http import McpEndpoint
+from app.mcp.http import McpEndpoint, McpLimits
 from app.metrics.middleware import RequestMetricsMiddleware
 from app.metrics.router import router as metrics_router
 from app.middleware import (
@@ -53,7 +54,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     state = AppState.build(settings)
     buckets = _rate_limit_buckets(settings)
-    mcp = McpEndpoint(state.keys, buckets, settings.limits.max_body_bytes)  # /mcp (app/mcp)
+    mcp = McpEndpoint(  # /mcp (app/mcp)
+        state.keys,
+        buckets,
+        settings.limits.max_body_bytes,
+        McpLimits(settings.capacity.mcp_max_in_flight, settings.capacity.mcp_max_per_principal),
+    )
     app = FastAPI(
         title="Membrane",
         version="0.1.0",
@@ -133,8 +139,9 @@ def _rate_limit_buckets(settings: Settings) -> TokenBuckets | None:
 
 
 def _add_middleware(app: FastAPI, state: AppState, buckets: TokenBuckets | None) -> None:
-    """Outermost first: request id + access log → CORS → request metrics → body limit →
-    rate limit → load shedding → unstorable text (added in the reverse order)."""
+    """Outermost first: request id + access log → CORS → request metrics → repeated
+    headers → body limit → rate limit → load shedding → unstorable text (added in the
+    reverse order)."""
     settings = state.settings
     cap = settings.capacity
     app.add_middleware(TextGuardMiddleware)
@@ -149,6 +156,7 @@ def _add_middleware(app: FastAPI, state: AppState, buckets: TokenBuckets | None)
     if buckets is not None:  # shared with /mcp, which limits requests without a valid key
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.limits.max_body_bytes)
+    app.add_middleware(HeaderGuardMiddleware)  # before anything reads a header
     app.add_middleware(RequestMetricsMiddleware)
     add_cors(app, settings.cors)  # outside the limits: their 413/429/503 carry CORS headers
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer carries its id

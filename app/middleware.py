@@ -201,6 +201,11 @@ class TokenBuckets:
             return 0.0 if allowed else (1.0 - tokens) / self.rate
 
 
+# Scope key of a REST request made in process by an /mcp tool call (app/mcp/backends.py):
+# the /mcp request paid its token already.
+TOOL_CALL = "membrane.tool_call"
+
+
 class RateLimitMiddleware:
     """429 + Retry-After once a caller's bucket is empty. A caller is the principal of a
     valid key (however the Authorization header is spelled); requests without a valid key
@@ -212,7 +217,7 @@ class RateLimitMiddleware:
         self.keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not _is_api_request(scope):
+        if not _is_api_request(scope) or scope.get(TOOL_CALL):
             await self.app(scope, receive, send)
             return
         if await refused_by_rate_limit(scope, send, self.buckets, self.keys):

@@ -9,6 +9,7 @@ import sys
 import uvicorn
 
 from app import logs
+from app.config import Settings
 from app.migrate import prepare_schema
 from app.startup import exit_if_database_unopenable, exit_if_tls_unusable, settings_or_exit
 
@@ -43,7 +44,15 @@ def main() -> None:
         ssl_keyfile=settings.tls.key_file or None,
         timeout_graceful_shutdown=settings.shutdown_grace_s,
         timeout_keep_alive=settings.keep_alive_s,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=forwarded_allow_ips(settings),
     )
+
+
+def forwarded_allow_ips(settings: Settings) -> str | None:
+    """Whom uvicorn believes X-Forwarded-For from: the configured proxies only; with none,
+    proxy headers are off (uvicorn's own default believes any client on 127.0.0.1)."""
+    return ",".join(settings.trusted_proxies) or None
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import uvicorn
 
 from app.config import Settings
 from app.main import create_app
+from app.serve import forwarded_allow_ips
 
 # Loggers whose records a server log file takes (uvicorn's own and the app's).
 SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "membrane")
@@ -60,6 +61,8 @@ def live_server(settings: Settings, log_file: Path | None = None) -> Iterator[st
         port=port,
         log_level="warning",
         log_config=None if log_file else uvicorn.config.LOGGING_CONFIG,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=forwarded_allow_ips(settings),
     )
     server = uvicorn.Server(config)
     with log_to_file(log_file) if log_file else _nothing():

@@ -386,19 +386,14 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(sqlite_url: str) -> None:
         run(scenario)
 
 
-def test_rate_limit_applies_to_mcp_calls_and_shares_the_rest_bucket(sqlite_url: str) -> None:
+def test_every_mcp_request_is_charged_and_shares_the_rest_bucket(sqlite_url: str) -> None:
     limited = {"enabled": True, "requests_per_second": 0.01, "burst": 3}
     with live_server(make_settings(sqlite_url, rate_limit=limited)) as url:
-
-        async def scenario() -> None:
-            async with http_session(url, auth("writer")) as client:
-                for _ in range(3):  # the session's own messages are not charged
-                    await ok(client, "retrieve", {"query": "anything"})
-                problem = await refused(client, "retrieve", {"query": "anything"}, 429)
-                assert problem["type"].endswith("/rate-limited")
-                assert int(problem["retry_after"]) >= 1
-
-        run(scenario)
+        writer = {**MCP_HEADERS, **auth("writer")}
+        answers = [httpx.post(f"{url}/mcp", json=INITIALIZE, headers=writer) for _ in range(4)]
+        assert [r.status_code for r in answers] == [200, 200, 200, 429]
+        assert answers[-1].json()["type"].endswith("/rate-limited")
+        assert int(answers[-1].headers["retry-after"]) >= 1
         # One bucket per principal, whichever door it used.
         assert httpx.post(f"{url}/v1/retrieve", json={}, headers=auth("writer")).status_code == 429
         assert httpx.post(f"{url}/v1/retrieve", json={}, headers=auth("admin")).status_code == 200
@@ -409,6 +404,70 @@ def test_rate_limit_applies_to_mcp_calls_and_shares_the_rest_bucket(sqlite_url: 
         ]
         assert statuses == [401, 401, 401, 429]
         assert httpx.post(f"{url}/v1/retrieve", json={}).status_code == 429
+
+
+def test_a_tool_call_costs_one_token_not_two(sqlite_url: str) -> None:
+    """initialize, initialized and one tool call: three /mcp requests, three tokens; the
+    REST call the tool makes in process is part of its /mcp request."""
+    limited = {"enabled": True, "requests_per_second": 0.01, "burst": 3}
+    with live_server(make_settings(sqlite_url, rate_limit=limited)) as url:
+
+        async def scenario() -> None:
+            async with http_session(url, auth("writer")) as client:
+                await ok(client, "retrieve", {"query": "anything"})
+
+        run(scenario)
+        assert httpx.post(f"{url}/v1/retrieve", json={}, headers=auth("writer")).status_code == 429
+
+
+def test_mcp_offers_no_stream_and_bounds_requests_per_principal(sqlite_url: str) -> None:
+    capacity = {"mcp_max_per_principal": 1, "mcp_max_in_flight": 2}
+    with live_server(make_settings(sqlite_url, capacity=capacity)) as url:
+        r = httpx.get(f"{url}/mcp", headers={**MCP_HEADERS, **auth("writer")})
+        assert r.status_code == 405 and r.headers["allow"] == "POST"
+        held = _hold_an_mcp_request(url, "writer")
+        try:
+            busy = httpx.post(
+                f"{url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth("writer")}
+            )
+            assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+            other = httpx.post(
+                f"{url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth("admin")}
+            )
+            assert other.status_code == 200  # another principal still gets its turn
+            held_too = _hold_an_mcp_request(url, "admin")
+            try:  # two in flight: the total is reached for everyone
+                third = httpx.post(
+                    f"{url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth("team_a")}
+                )
+                assert third.status_code == 503
+            finally:
+                held_too.close()
+        finally:
+            held.close()
+        deadline = time.monotonic() + 10
+        while True:  # the held requests end when their connections close
+            again = httpx.post(
+                f"{url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth("writer")}
+            )
+            if again.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert again.status_code == 200
+
+
+def _hold_an_mcp_request(url: str, who: str) -> socket.socket:
+    """An /mcp request that never sends its body: it stays in flight."""
+    parts = urlsplit(url)
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {key_of(who)}\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    sock = socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80))
+    sock.sendall(head.encode())
+    time.sleep(0.3)
+    return sock
 
 
 def _hold_the_only_slot(url: str) -> socket.socket:

@@ -15,8 +15,10 @@ from contextlib import asynccontextmanager
 import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.mcp.tools import ClientFactory, McpContext
+from app.middleware import TOOL_CALL
 
 # Request headers a tool call carries over from the MCP request to its REST request.
 FORWARDED = ("authorization", "x-membrane-max-sensitivity", "x-membrane-scopes", "x-request-id")
@@ -31,7 +33,7 @@ async def in_process_client(ctx: McpContext) -> AsyncIterator[httpx.AsyncClient]
     headers = {name: value for name in FORWARDED if (value := request.headers.get(name))}
     peer = request.client
     transport = httpx.ASGITransport(
-        app=request.scope["app"],
+        app=as_tool_call(request.scope["app"]),
         raise_app_exceptions=False,  # a 500 is an answer (problem+json), not an exception
         client=(peer.host, peer.port) if peer else ("127.0.0.1", 0),
     )
@@ -39,6 +41,16 @@ async def in_process_client(ctx: McpContext) -> AsyncIterator[httpx.AsyncClient]
         transport=transport, base_url=str(request.base_url), headers=headers, trust_env=False
     ) as client:
         yield client
+
+
+def as_tool_call(app: ASGIApp) -> ASGIApp:
+    """`app`, with every request marked as a tool call of an /mcp request already charged
+    to the caller's rate-limit bucket (a scope key no client can set)."""
+
+    async def marked(scope: Scope, receive: Receive, send: Send) -> None:
+        await app({**scope, TOOL_CALL: True}, receive, send)
+
+    return marked
 
 
 def remote_clients(client: httpx.AsyncClient) -> ClientFactory:

@@ -2,17 +2,22 @@
 
 The endpoint authenticates like /v1 (a valid bearer key, or open mode with no keys
 configured; else 401 problem+json, and a request without a valid key draws from its
-address's rate-limit bucket first, as on /v1). It then hands the request to the SDK's
-session manager, stateless and answering JSON: no session lives in one process, so any
-replica or worker can answer any request. Each tool call then makes one REST request to
-the app in process as the caller (app/mcp/backends.py), which is where trust, the
-principal's rate limit and load shedding apply.
+address's rate-limit bucket first, as on /v1). Every /mcp request then takes one token
+from its principal's bucket (429 when empty), and at most `McpLimits` of them run at once
+per process, in all and per principal (503 beyond). It is handed to the SDK's session
+manager, stateless and answering JSON: no session lives in one process, so any replica or
+worker can answer any request, and there is nothing to stream: GET (a server-sent event
+stream) answers 405, as the MCP transport allows. Each tool call then makes one REST
+request to the app in process as the caller (app/mcp/backends.py), which is where trust
+and load shedding apply; that request is not charged a second token.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -24,7 +29,7 @@ from app.logs import current_request_id
 from app.mcp.backends import in_process_client
 from app.mcp.server import build_server
 from app.middleware import TokenBuckets, refused_by_rate_limit, send_problem
-from app.security import KeyStore
+from app.security import KeyStore, Principal
 
 PATH = "/mcp"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -38,15 +43,29 @@ LOOPBACK_ORIGINS = [
 ]
 
 
+@dataclass(frozen=True)
+class McpLimits:
+    """/mcp requests in flight per process: in all, and per principal."""
+
+    max_in_flight: int = 32
+    max_per_principal: int = 8
+
+
 class McpEndpoint:
     """The ASGI app routed at /mcp. `running()` belongs in the app's lifespan."""
 
     def __init__(
-        self, keys: KeyStore, buckets: TokenBuckets | None = None, max_body_bytes: int = 10 << 20
+        self,
+        keys: KeyStore,
+        buckets: TokenBuckets | None = None,
+        max_body_bytes: int = 10 << 20,
+        limits: McpLimits | None = None,
     ) -> None:
         self.keys = keys
         self.buckets = buckets
         self.max_body_bytes = max_body_bytes  # as /v1's (the SDK's own default is 4 MiB)
+        self.limits = limits or McpLimits()
+        self.in_flight: Counter[str] = Counter()  # by principal (actor id)
         self.server = build_server(in_process_client)
         self._manager: StreamableHTTPSessionManager | None = None
 
@@ -93,13 +112,46 @@ class McpEndpoint:
             await self._refuse(scope, receive, send, exc)
             return
         scope.setdefault("state", {})["principal"] = principal  # for the access log line
-        manager = self._manager
-        if manager is None:
+        if scope.get("method") == "GET":
             await send_problem(
-                send, 503, "Service unavailable", "overloaded", "The MCP endpoint is not running."
+                send,
+                405,
+                "Method not allowed",
+                "method-not-allowed",
+                "This MCP endpoint is stateless and offers no event stream; POST messages.",
+                {"Allow": "POST"},
             )
             return
-        await manager.handle_request(_with_request_id(scope), receive, send)
+        if self.buckets is not None and await refused_by_rate_limit(
+            scope, send, self.buckets, self.keys
+        ):
+            return
+        await self._within_limits(principal, scope, receive, send)
+
+    async def _within_limits(
+        self, principal: Principal, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        manager = self._manager
+        who = principal.actor_id
+        total = sum(self.in_flight.values())
+        busy = total >= self.limits.max_in_flight
+        if manager is None or busy or self.in_flight[who] >= self.limits.max_per_principal:
+            detail = (
+                "The MCP endpoint is not running."
+                if manager is None
+                else ("Too many MCP requests in flight; retry after the delay in Retry-After.")
+            )
+            await send_problem(
+                send, 503, "Service unavailable", "overloaded", detail, {"Retry-After": "1"}
+            )
+            return
+        self.in_flight[who] += 1
+        try:
+            await manager.handle_request(_with_request_id(scope), receive, send)
+        finally:
+            self.in_flight[who] -= 1
+            if not self.in_flight[who]:
+                del self.in_flight[who]
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: Unauthorized) -> None:
         if self.buckets is not None and await refused_by_rate_limit(

@@ -1,16 +1,19 @@
-"""GET /v1/metrics (domain snapshot, read role) and GET /metrics (Prometheus, no auth)."""
+"""GET /v1/metrics (domain snapshot, read role) and GET /metrics (Prometheus: no key, or
+the scrape token of MEMBRANE_METRICS_TOKEN when one is set)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header
 from fastapi.responses import PlainTextResponse
 
 from app import clock
 from app.deps import ReadSessionDep, ReadTrust, StateDep
-from app.errors import error_responses
+from app.errors import Unauthorized, error_responses
 from app.metrics.registry import CONTENT_TYPE
 from app.metrics.schemas import MetricsSnapshot
-from app.metrics.service import prometheus_text, snapshot
+from app.metrics.service import prometheus_text, scrape_allowed, snapshot
 
 router = APIRouter(tags=["metrics"])
 
@@ -26,12 +29,28 @@ def get_metrics(session: ReadSessionDep, trust: ReadTrust) -> MetricsSnapshot:
     return snapshot(session, trust, clock.now())
 
 
+async def scraper(
+    state: StateDep,
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> None:
+    """With MEMBRANE_METRICS_TOKEN set, only a request bearing it may scrape."""
+    if not scrape_allowed(state.settings.metrics_token.get_secret_value(), authorization):
+        raise Unauthorized(
+            "This endpoint needs the metrics scrape token.",
+            headers={"WWW-Authenticate": 'Bearer realm="membrane-metrics"'},
+        )
+
+
 @router.get(
     "/metrics",
     operation_id="prometheusMetrics",
     response_class=PlainTextResponse,
     response_model=str,
+    responses=error_responses(401),
+    dependencies=[Depends(scraper)],
     summary="Prometheus exposition: requests, records by type, jobs, embedding queue",
+    description="Counts records of every sensitivity and scope (never their content): set "
+    "MEMBRANE_METRICS_TOKEN to require `Authorization: Bearer <token>` of the scraper.",
 )
 def prometheus(state: StateDep, session: ReadSessionDep) -> PlainTextResponse:
     pending = state.embedding_status().pending

@@ -3,6 +3,7 @@ the Prometheus exposition (GET /metrics)."""
 
 from __future__ import annotations
 
+import hmac
 from collections import defaultdict
 
 from sqlalchemy.orm import Session
@@ -14,6 +15,7 @@ from app.metrics import repository as metrics_repo
 from app.metrics.registry import gauge_lines, render_process_metrics
 from app.metrics.repository import HISTOGRAM_BUCKETS, RecordGroup
 from app.metrics.schemas import HistogramBucket, MetricsSnapshot
+from app.security import bearer_token
 from app.trust import TrustContext
 
 DAY_S = 86400.0
@@ -97,3 +99,11 @@ def prometheus_text(session: Session, tier: Tier, embedding_queue_depth: int) ->
         "membrane_tier", "Deployment tier the database offers.", (), [((), float(tier))]
     )
     return "\n".join(lines) + "\n"
+
+
+def scrape_allowed(token: str, authorization: str | None) -> bool:
+    """No token configured: anyone may scrape; else the bearer token must match it."""
+    if not token:
+        return True
+    offered = bearer_token(authorization) or ""
+    return hmac.compare_digest(offered.encode(), token.encode())
