@@ -41,11 +41,15 @@ test: install-dev system-deps
 # per store (on top of the coverage phase's fixed ones), shrinking on; `make test` runs a short
 # seeded variant. Reports (schemathesis.txt, report.json, server.log, summary.txt) per store in
 # FUZZ_REPORT_DIR. Another seed: make fuzz FUZZ_SEED=7.
+# It also runs the trust property over random revisions and imports (tests/
+# test_trust_revision_properties.py) with REVISION_EXAMPLES examples per store (make test: 40).
 FUZZ_EXAMPLES ?= 10000
 FUZZ_REPORT_DIR ?= /tmp/membrane-fuzz
+REVISION_EXAMPLES ?= 1000
 fuzz: install-dev
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_REPORT_DIR=$(FUZZ_REPORT_DIR) \
-		$(BIN)/python -m pytest tests/test_fuzz.py -rA
+		REVISION_EXAMPLES=$(REVISION_EXAMPLES) \
+		$(BIN)/python -m pytest tests/test_fuzz.py tests/test_trust_revision_properties.py -rA
 
 # ruff (lint + format check) and mypy --strict over everything that is Python here.
 lint: install-dev

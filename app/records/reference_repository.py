@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.models import RecordRow
-from app.records.repository import visible
+from app.models.clauses import visible
 from app.trust import Visibility
 
 
