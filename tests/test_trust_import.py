@@ -130,6 +130,7 @@ def test_the_same_record_again_is_skipped(client: TestClient, db: Database) -> N
         ({"updated_at": 1e20}, "schema_violation"),
         ({"id": "../../etc/passwd"}, "schema_violation"),
         ({"type": "entity", "payload": {"kind": "semantic", "subject": "a"}}, "payload_kind"),
+        ({"payload": {"kind": "entity", "canonical_name": "x", "aliases": "x"}}, "payload_invalid"),
     ],
 )
 def test_a_bad_record_line_is_refused_and_nothing_is_written(

@@ -70,15 +70,17 @@ def parse_line(number: int, raw: bytes | None) -> BaseModel | BadLine:
     try:
         model: BaseModel = LINE.validate_python(value)
     except ValidationError as exc:
-        return BadLine(number, _first_error(exc), "schema_violation")
+        return BadLine(number, first_error(exc), "schema_violation")
     return model
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError, skip: int = 1) -> str:
+    """The first three errors, each with where it is (`skip` leading parts of the location
+    dropped: a union's tag)."""
     errors = exc.errors()
     messages = []
     for err in errors[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ())[1:])  # [0] is the union tag
+        where = ".".join(str(p) for p in err.get("loc", ())[skip:])
         messages.append(f"{where}: {err.get('msg', '')}" if where else str(err.get("msg", "")))
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(messages) + more

@@ -27,13 +27,14 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import IO
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError
+from app.records.payloads import Payload
 from app.records.references import is_record_id
 from app.transfer import repository as repo
-from app.transfer.lines import BadLine, numbered_lines, parse_line
+from app.transfer.lines import BadLine, first_error, numbered_lines, parse_line
 from app.transfer.schemas import (
     FORMAT_VERSION,
     AuditLine,
@@ -66,6 +67,7 @@ class ImportRejected(DomainError):
         self.total = total
 
 
+PAYLOAD: TypeAdapter[Payload] = TypeAdapter(Payload)
 RECORD, ROW = 1, 2  # line classes the second pass writes, in this order
 
 
@@ -176,15 +178,26 @@ def _check_record(state: _Pass, number: int, line: RecordLine) -> None:
         return
     state.record_ids.add(line.id)
     state.heads[line.id] = (number, line.type.value, line.scope, line.sensitivity.rank)
-    if line.payload.get("kind") != line.type.value:
-        msg = f"payload.kind must be {line.type.value!r}, the record's type"
-        state.bad(number, msg, "payload_kind")
+    _check_payload(state, number, line)
     trust = state.trust
     if line.sensitivity.rank > trust.ceiling_rank:
         msg = f"sensitivity {line.sensitivity.value!r} is above your ceiling"
         state.bad(number, f"{msg} {trust.ceiling.value!r}", "forbidden")
     elif not trust.scope_allowed(line.scope) or (line.scope is None and trust.scopes):
         state.bad(number, f"scope {line.scope!r} is outside your scopes", "forbidden")
+
+
+def _check_payload(state: _Pass, number: int, line: RecordLine) -> None:
+    """The payload is one of the record's type, as capture would have written it: a
+    malformed one would fail later, in revisions and reads of everyone in its scope."""
+    if line.payload.get("kind") != line.type.value:
+        msg = f"payload.kind must be {line.type.value!r}, the record's type"
+        state.bad(number, msg, "payload_kind")
+        return
+    try:
+        PAYLOAD.validate_python(line.payload)
+    except ValidationError as exc:
+        state.bad(number, f"payload: {first_error(exc, skip=1)}", "payload_invalid")
 
 
 def _ref(state: _Pass, number: int, record_id: str, kind: str) -> None:
