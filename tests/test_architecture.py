@@ -64,13 +64,7 @@ ALLOWED_REACH_INS = {
 KNOWN_REACH_INS = {
     "app.embedding.meta_repository": {"app.transfer.service"},
     "app.embedding.queue_repository": {"app.transfer.service"},
-    "app.entities.repository": {
-        "app.capture.known_entities",
-        "app.capture.service",
-        "app.interpret.service",
-        "app.records.service",
-        "app.retrieve.service",
-    },
+    "app.entities.repository": {"app.records.service", "app.retrieve.service"},
     "app.idempotency.repository": {"app.jobs.service"},
     "app.records.repository": {
         "app.capture.replies",

@@ -22,11 +22,10 @@ from app.capture.classifier import (
     summary_of,
     working_payload,
 )
-from app.capture.known_entities import KnownEntities
 from app.capture.replies import QuestionsBefore
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
 from app.capture.working import close_thread, closes_thread
-from app.entities import repository as entity_repo
+from app.entities.service import EntityResolver
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
 from app.models import RecordRow, RelationRow
@@ -63,7 +62,7 @@ class CaptureService:
         # LLM interpretation at capture (app/interpret): queued here, done off the request.
         self.interpret_llm = interpret_llm
         self._names_locked = False  # a batch took every item's entity-name locks up front
-        self.entities = KnownEntities(session)
+        self.entities = EntityResolver(session)
         self.questions = QuestionsBefore(session)  # an episode is found by what it answers
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
@@ -114,7 +113,7 @@ class CaptureService:
         names = [
             n for req in requests for n in _names(req.scope, _mentions(req, fact_of(req.content)))
         ]
-        entity_repo.lock_names(self.session, names)
+        self.entities.lock(names)
         self._names_locked = True
         self.entities.prefetch(names)
 
@@ -125,7 +124,7 @@ class CaptureService:
         payload = self._payload(cls.memory_type, req, summary, fact)
         mentions = _mentions(req, fact)
         if not self._names_locked:  # (held until the transaction ends; one round trip each)
-            entity_repo.lock_names(self.session, _names(req.scope, mentions))
+            self.entities.lock(_names(req.scope, mentions))
         now = clock.now()
         created: list[RecordRow] = []
         entities = self.resolve_entities(mentions, req, trust, created)
@@ -226,7 +225,7 @@ class CaptureService:
         resolved: dict[str, str] = {}
         for mention in mentions:
             names = [mention.name, *mention.aliases]
-            existing = self.entities.resolve(req.scope, names, trust.ceiling_rank)
+            existing = self.entities.resolve(req.scope, names, trust)
             if existing is not None:
                 resolved[mention.name.casefold()] = existing
                 continue
@@ -300,7 +299,7 @@ class CaptureService:
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
-            obj = self.entities.resolve(scope, [fact[2]], trust.ceiling_rank)
+            obj = self.entities.resolve(scope, [fact[2]], trust)
             if obj is not None:
                 edges += relation_repo.add_pair(
                     self.session, fact_row.id, "object_entity", obj, now
