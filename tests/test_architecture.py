@@ -76,7 +76,6 @@ KNOWN_REACH_INS = {
         "app.consolidation.semantic_stage",
         "app.consolidation.service",
         "app.interpret.service",
-        "app.metrics.repository",
         "app.retrieve.service",
         "app.revise.service",
         "app.salience.service",
@@ -94,7 +93,6 @@ KNOWN_REACH_INS = {
         "app.revise.service",
         "app.transfer.service",
     },
-    "app.salience.repository": {"app.consolidation.promotion", "app.metrics.repository"},
 }
 
 

@@ -41,7 +41,7 @@ from app.records.policy import PolicyEngine
 from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
 from app.records.service import RecordService
 from app.relations import repository as relation_repo
-from app.salience import repository as salience_repo
+from app.salience.service import reinforce_unaudited
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.consolidation")
@@ -89,7 +89,7 @@ class Promotion:
     ) -> None:
         """`record_id` seen again in `episode_ids`: one salience reinforcement and audit
         entry, and an edge and a provenance source per episode."""
-        salience_repo.reinforce(self.session, record_id, self.now)
+        reinforce_unaudited(self.session, record_id, self.now)
         audit_repo.append(
             self.session,
             record_id,
