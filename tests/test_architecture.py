@@ -25,6 +25,7 @@ PURE = {
     "app.retrieve.terms",
     "app.retrieve.sittings",
     "app.records.search_text",
+    "app.records.payload_json",
     "app.records.dates",
     "app.capture.classifier",
     "app.embedding.unit",

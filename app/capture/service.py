@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,7 +128,7 @@ class CaptureService:
         now = clock.now()
         created: list[RecordRow] = []
         entities = self.resolve_entities(mentions, req, trust, created)
-        interpretation: dict[str, Any] = {
+        interpretation: dict[str, object] = {
             "classification": {"type": cls.memory_type.value, "reason": cls.reason},
             "summary": summary,
             "entities": [
@@ -180,7 +180,7 @@ class CaptureService:
     ) -> Any:
         stamp = req.timestamp.isoformat() if req.timestamp else None
         data = as_dict(req.content)
-        raw: dict[str, Any]
+        raw: Mapping[str, object]
         if memory_type is MemoryType.episodic:
             raw = episodic_payload(req.source_kind, req.content, summary, stamp, req.context)
         elif memory_type is MemoryType.working:
@@ -188,8 +188,15 @@ class CaptureService:
         elif memory_type is MemoryType.semantic:
             if fact is None:
                 raise Unprocessable("content: a semantic capture needs subject, predicate, object.")
-            raw = {"kind": "semantic", "subject": fact[0], "predicate": fact[1], "object": fact[2]}
-            raw["evidence"] = [{"kind": "capture", "ref": req.source}]
+            subject, predicate, obj = fact
+            evidence = [{"kind": "capture", "ref": req.source}]
+            raw = {
+                "kind": "semantic",
+                "subject": subject,
+                "predicate": predicate,
+                "object": obj,
+                "evidence": evidence,
+            }
         elif memory_type is MemoryType.entity:
             name = data.get("canonical_name") or data.get("name") or summary
             picked = _pick(data, "primary_type", "types", "aliases", "identifiers", "summary")
@@ -199,7 +206,7 @@ class CaptureService:
         return _validated(raw, "content")
 
     def _spec(
-        self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]
+        self, req: CaptureRequest, payload: Any, interpretation: dict[str, object]
     ) -> RecordCreate:
         source = ProvenanceSource(
             kind=req.source_kind.value, ref=req.source, timestamp=req.timestamp
@@ -349,7 +356,7 @@ def _names(scope: str | None, mentions: list[Mention]) -> list[tuple[str | None,
     return [(scope, name) for m in mentions for name in (m.name, *m.aliases)]
 
 
-def _validated(raw: dict[str, Any], where: str) -> Any:
+def _validated(raw: Mapping[str, object], where: str) -> Any:
     """A typed payload built from caller input: invalid input is the caller's 422."""
     try:
         return _PAYLOAD.validate_python(raw)
@@ -357,5 +364,5 @@ def _validated(raw: dict[str, Any], where: str) -> Any:
         raise validation_problem(exc, where) from exc
 
 
-def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+def _pick(data: Mapping[str, object], *keys: str) -> dict[str, object]:
     return {k: data[k] for k in keys if k in data}
