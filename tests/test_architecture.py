@@ -25,6 +25,7 @@ PURE = {
     "app.retrieve.terms",
     "app.retrieve.sittings",
     "app.records.search_text",
+    "app.records.payload_json",
     "app.records.dates",
     "app.capture.classifier",
     "app.embedding.unit",
@@ -64,13 +65,7 @@ ALLOWED_REACH_INS = {
 KNOWN_REACH_INS = {
     "app.embedding.meta_repository": {"app.transfer.service"},
     "app.embedding.queue_repository": {"app.transfer.service"},
-    "app.entities.repository": {
-        "app.capture.known_entities",
-        "app.capture.service",
-        "app.interpret.service",
-        "app.records.service",
-        "app.retrieve.service",
-    },
+    "app.entities.repository": {"app.records.service", "app.retrieve.service"},
     "app.idempotency.repository": {"app.jobs.service"},
     "app.records.repository": {
         "app.capture.replies",
@@ -82,7 +77,6 @@ KNOWN_REACH_INS = {
         "app.consolidation.semantic_stage",
         "app.consolidation.service",
         "app.interpret.service",
-        "app.metrics.repository",
         "app.retrieve.service",
         "app.revise.service",
         "app.salience.service",
@@ -100,7 +94,6 @@ KNOWN_REACH_INS = {
         "app.revise.service",
         "app.transfer.service",
     },
-    "app.salience.repository": {"app.consolidation.promotion", "app.metrics.repository"},
 }
 
 

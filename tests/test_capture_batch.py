@@ -9,7 +9,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import Database
+from app.enums import Sensitivity
 from app.models import AuditRow, RecordRow
+from app.trust import TrustContext
 from tests.conftest import auth
 from tests.lifecycle_support import record_count
 
@@ -169,20 +171,22 @@ def test_working_state_items_share_the_batchs_entities(client: TestClient, db: D
 
 def test_entities_of_a_refused_item_are_forgotten(db: Database) -> None:
     """An item refused after it created an entity drops that entity's staged rows; later
-    items must not resolve to it (KnownEntities.forget_since)."""
-    from app.capture.known_entities import KnownEntities
+    items must not resolve to it (EntityResolver.forget_since)."""
+    from app.entities.service import EntityResolver
 
+    everything = TrustContext(Sensitivity.hyper, frozenset({"s"}))
+    public_only = TrustContext(Sensitivity.public, frozenset({"s"}))
     with db.transaction() as s:
-        known = KnownEntities(s)
+        known = EntityResolver(s)
         known.prefetch([("s", "Carol")])
         row = RecordRow(id="e-1", scope="s", sensitivity=1, created_at=1.0)
         mark = known.mark()
         known.created(row, ["Carol", "Caz"])
-        assert known.resolve("s", ["caz"], max_rank=4) == "e-1"
-        assert known.resolve("s", ["carol"], max_rank=0) is None  # above this ceiling
+        assert known.resolve("s", ["caz"], everything) == "e-1"
+        assert known.resolve("s", ["carol"], public_only) is None  # above this ceiling
         known.forget_since(mark)
-        assert known.resolve("s", ["Carol"], max_rank=4) is None
-        assert known.resolve("s", ["Caz"], max_rank=4) is None
+        assert known.resolve("s", ["Carol"], everything) is None
+        assert known.resolve("s", ["Caz"], everything) is None
 
 
 def test_staged_rows_are_written_whatever_columns_they_set(

@@ -13,9 +13,9 @@ from sqlalchemy import select
 
 from app.db import Database
 from app.models import JobRunRow, RecordRow
+from app.models.clauses import current_salience_sql
 from app.records import repository as record_repo
 from app.salience.decay import current_salience
-from app.salience.repository import current_salience_sql
 from app.sweep.service import SWEEP_TOLERANCE, run_sweep
 from tests.conftest import auth
 from tests.lifecycle_support import audit_total, create, lifecycle, row, semantic

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.db import Database
 from app.models import RecordRow
-from app.salience.repository import current_salience_sql
+from app.models.clauses import current_salience_sql
 from app.sweep.service import run_sweep
 from tests.conftest import auth
 from tests.lifecycle_support import audit_rows, create, lifecycle, row, semantic

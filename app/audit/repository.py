@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -17,7 +17,7 @@ def append(
     actor: str,
     now: float,
     rationale: str | None = None,
-    details: dict[str, Any] | None = None,
+    details: Mapping[str, object] | None = None,
 ) -> AuditRow:
     row = AuditRow(
         record_id=record_id,
@@ -25,7 +25,7 @@ def append(
         actor=actor,
         timestamp=now,
         rationale=rationale,
-        details=details or {},
+        details=dict(details or {}),
     )
     session.add(row)
     return row

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from app.enums import MemoryType, SourceKind
+from app.records.payload_json import EpisodicJson, TimelineJson, ToolCallJson, WorkingJson
 
 _EPISODIC_SOURCES = {
     SourceKind.event,
@@ -106,15 +107,16 @@ def episodic_payload(
     summary: str,
     timestamp: str | None,
     context: dict[str, Any],
-) -> dict[str, Any]:
+) -> EpisodicJson:
+    """The episodic payload of a capture (to be validated as EpisodicPayload)."""
     data = as_dict(content)
     if source_kind is SourceKind.episode:
         keys = ("timeline", "tool_graph", "tool_graph_ref", "outcome", "artifacts")
-        episode: dict[str, Any] = {k: data[k] for k in keys if k in data}
+        episode = cast(EpisodicJson, {k: data[k] for k in keys if k in data})
         episode["environment"] = data.get("environment") or context
         episode["summary"] = summary
         return {"kind": "episodic", **episode}
-    payload: dict[str, Any] = {
+    payload: EpisodicJson = {
         "kind": "episodic",
         "summary": summary,
         "timeline": [timeline_entry(source_kind, data, summary, timestamp)],
@@ -129,11 +131,11 @@ def episodic_payload(
 
 def timeline_entry(
     source_kind: SourceKind, data: dict[str, Any], summary: str, timestamp: str | None
-) -> dict[str, Any]:
+) -> TimelineJson:
     """One timeline event: its kind is the content's `event_kind` (or `event_type`), else
     the source kind; the content's `ref` is kept as the original's reference."""
     kind = data.get("event_kind") or data.get("event_type") or source_kind.value
-    entry: dict[str, Any] = {
+    entry: TimelineJson = {
         "t": timestamp,
         "event_kind": str(kind)[:1024],
         "summary": summary,
@@ -144,23 +146,24 @@ def timeline_entry(
     return entry
 
 
-def tool_node(data: dict[str, Any], timestamp: str | None) -> dict[str, Any]:
+def tool_node(data: dict[str, Any], timestamp: str | None) -> ToolCallJson:
     """The tool-graph node of one tool output (the original's ToolNode + status)."""
-    depends = data.get("depends_on")
+    depends, args, status = data.get("depends_on"), data.get("args"), data.get("status")
     return {
         "id": str(data.get("id") or data.get("call_id") or "call-1")[:1024],
         "tool": str(data.get("tool") or data.get("tool_name") or "tool")[:1024],
-        "args": data.get("args") if isinstance(data.get("args"), dict) else {},
+        "args": args if isinstance(args, dict) else {},
         "result": data.get("result", data.get("output")),
         "timestamp": timestamp,
-        "status": data.get("status") if data.get("status") in ("ok", "error") else "ok",
+        "status": str(status) if status in ("ok", "error") else "ok",
         "depends_on": [str(d)[:1024] for d in depends] if isinstance(depends, list) else [],
     }
 
 
 def working_payload(
     content: Any, summary: str, source: str, context: dict[str, Any]
-) -> dict[str, Any]:
+) -> WorkingJson:
+    """The working payload of a capture (to be validated as WorkingPayload)."""
     data = as_dict(content)
     known = (
         "state",
@@ -170,7 +173,7 @@ def working_payload(
         "next_actions",
         "open_questions",
     )
-    payload: dict[str, Any] = {k: data[k] for k in known if k in data}
+    payload = cast(WorkingJson, {k: data[k] for k in known if k in data})
     if "state" not in payload and "state_data" not in payload:
         payload["state_data"] = {k: v for k, v in data.items() if k not in (*known, "thread_id")}
     thread = data.get("thread_id") or context.get("thread_id") or source

@@ -18,14 +18,15 @@ question can find the replies that carry its words. Measured on LoCoMo dev (DESI
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app import clock
 from app.enums import MemoryType
 from app.models import RecordRow
+from app.records import payload_json as stored
 from app.records import repository as record_repo
+from app.records.payload_json import StoredJson
 from app.records.search_text import MAX_SEARCH_CHARS, own_texts, questions_asked
 from app.retrieve.sittings import SITTING_WINDOW_S
 
@@ -35,7 +36,7 @@ class _Episode:
     """What the next episode needs of the one before it."""
 
     id: str
-    payload: dict[str, Any]
+    payload: StoredJson
     sensitivity: int
     created_at: float
 
@@ -96,6 +97,6 @@ def _answers(episode: _Episode, previous: _Episode) -> bool:
 
 def _event_time(episode: _Episode) -> float:
     """The first timeline event's time, or the capture time when the capture gave none."""
-    timeline = episode.payload.get("timeline") or [{}]
+    timeline = stored.episodic(episode.payload).get("timeline") or [{}]
     occurred = clock.epoch_of(timeline[0].get("t"))
     return episode.created_at if occurred is None else occurred

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +22,10 @@ from app.capture.classifier import (
     summary_of,
     working_payload,
 )
-from app.capture.known_entities import KnownEntities
 from app.capture.replies import QuestionsBefore
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
 from app.capture.working import close_thread, closes_thread
-from app.entities import repository as entity_repo
+from app.entities.service import EntityResolver
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
 from app.models import RecordRow, RelationRow
@@ -63,7 +62,7 @@ class CaptureService:
         # LLM interpretation at capture (app/interpret): queued here, done off the request.
         self.interpret_llm = interpret_llm
         self._names_locked = False  # a batch took every item's entity-name locks up front
-        self.entities = KnownEntities(session)
+        self.entities = EntityResolver(session)
         self.questions = QuestionsBefore(session)  # an episode is found by what it answers
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
@@ -114,7 +113,7 @@ class CaptureService:
         names = [
             n for req in requests for n in _names(req.scope, _mentions(req, fact_of(req.content)))
         ]
-        entity_repo.lock_names(self.session, names)
+        self.entities.lock(names)
         self._names_locked = True
         self.entities.prefetch(names)
 
@@ -125,11 +124,11 @@ class CaptureService:
         payload = self._payload(cls.memory_type, req, summary, fact)
         mentions = _mentions(req, fact)
         if not self._names_locked:  # (held until the transaction ends; one round trip each)
-            entity_repo.lock_names(self.session, _names(req.scope, mentions))
+            self.entities.lock(_names(req.scope, mentions))
         now = clock.now()
         created: list[RecordRow] = []
         entities = self.resolve_entities(mentions, req, trust, created)
-        interpretation: dict[str, Any] = {
+        interpretation: dict[str, object] = {
             "classification": {"type": cls.memory_type.value, "reason": cls.reason},
             "summary": summary,
             "entities": [
@@ -181,7 +180,7 @@ class CaptureService:
     ) -> Any:
         stamp = req.timestamp.isoformat() if req.timestamp else None
         data = as_dict(req.content)
-        raw: dict[str, Any]
+        raw: Mapping[str, object]
         if memory_type is MemoryType.episodic:
             raw = episodic_payload(req.source_kind, req.content, summary, stamp, req.context)
         elif memory_type is MemoryType.working:
@@ -189,8 +188,15 @@ class CaptureService:
         elif memory_type is MemoryType.semantic:
             if fact is None:
                 raise Unprocessable("content: a semantic capture needs subject, predicate, object.")
-            raw = {"kind": "semantic", "subject": fact[0], "predicate": fact[1], "object": fact[2]}
-            raw["evidence"] = [{"kind": "capture", "ref": req.source}]
+            subject, predicate, obj = fact
+            evidence = [{"kind": "capture", "ref": req.source}]
+            raw = {
+                "kind": "semantic",
+                "subject": subject,
+                "predicate": predicate,
+                "object": obj,
+                "evidence": evidence,
+            }
         elif memory_type is MemoryType.entity:
             name = data.get("canonical_name") or data.get("name") or summary
             picked = _pick(data, "primary_type", "types", "aliases", "identifiers", "summary")
@@ -200,7 +206,7 @@ class CaptureService:
         return _validated(raw, "content")
 
     def _spec(
-        self, req: CaptureRequest, payload: Any, interpretation: dict[str, Any]
+        self, req: CaptureRequest, payload: Any, interpretation: dict[str, object]
     ) -> RecordCreate:
         source = ProvenanceSource(
             kind=req.source_kind.value, ref=req.source, timestamp=req.timestamp
@@ -226,7 +232,7 @@ class CaptureService:
         resolved: dict[str, str] = {}
         for mention in mentions:
             names = [mention.name, *mention.aliases]
-            existing = self.entities.resolve(req.scope, names, trust.ceiling_rank)
+            existing = self.entities.resolve(req.scope, names, trust)
             if existing is not None:
                 resolved[mention.name.casefold()] = existing
                 continue
@@ -300,7 +306,7 @@ class CaptureService:
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
-            obj = self.entities.resolve(scope, [fact[2]], trust.ceiling_rank)
+            obj = self.entities.resolve(scope, [fact[2]], trust)
             if obj is not None:
                 edges += relation_repo.add_pair(
                     self.session, fact_row.id, "object_entity", obj, now
@@ -350,7 +356,7 @@ def _names(scope: str | None, mentions: list[Mention]) -> list[tuple[str | None,
     return [(scope, name) for m in mentions for name in (m.name, *m.aliases)]
 
 
-def _validated(raw: dict[str, Any], where: str) -> Any:
+def _validated(raw: Mapping[str, object], where: str) -> Any:
     """A typed payload built from caller input: invalid input is the caller's 422."""
     try:
         return _PAYLOAD.validate_python(raw)
@@ -358,5 +364,5 @@ def _validated(raw: dict[str, Any], where: str) -> Any:
         raise validation_problem(exc, where) from exc
 
 
-def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+def _pick(data: Mapping[str, object], *keys: str) -> dict[str, object]:
     return {k: data[k] for k in keys if k in data}

@@ -22,7 +22,7 @@ from app.enums import TaskState
 from app.models import RecordRow, RelationRow
 from app.records import repository as record_repo
 from app.relations import repository as relation_repo
-from app.trust import TrustContext
+from app.trust import TrustContext, Visibility
 
 RATIONALE = "task done: the thread's final state supersedes its earlier snapshots"
 
@@ -36,9 +36,8 @@ def close_thread(
 ) -> list[RelationRow]:
     """Supersede the thread's earlier snapshots by `done`; returns the new edges."""
     thread = str((done.payload or {}).get("thread_id") or "")
-    earlier = working_repo.open_snapshots(
-        session, done.scope, thread, done.sensitivity, exclude=done.id
-    )
+    no_higher = Visibility(max_rank=done.sensitivity, scopes=None)  # the scope is done's own
+    earlier = working_repo.open_snapshots(session, done.scope, thread, no_higher, exclude=done.id)
     if not earlier:
         return []
     record_repo.set_status(session, earlier, "superseded", now)

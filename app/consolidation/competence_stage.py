@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app import clock
@@ -41,6 +41,8 @@ from app.consolidation.promotion import COUNTED_OUTCOMES, Pattern, PatternKey, T
 from app.consolidation.repository import ToolSequence
 from app.db import Database
 from app.models import RecordRow
+from app.records import payload_json as stored
+from app.records.payload_json import StoredJson
 from app.records.payloads import CompetencePayload, Performance, RecipeStep, Trigger
 from app.records.policy import PolicyEngine
 from app.trust import TrustContext
@@ -78,10 +80,10 @@ def signature_of(tools: Iterable[Any]) -> Signature:
     return tuple(name for name in map(tool_name, tools) if name)
 
 
-def steps_of(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def steps_of(payload: StoredJson) -> list[tuple[str, dict[str, object]]]:
     """(tool, args) of each node with a tool name, in list order."""
     steps = []
-    for node in payload.get("tool_graph") or []:
+    for node in stored.episodic(payload).get("tool_graph") or []:
         name = tool_name(node.get("tool")) if isinstance(node, dict) else None
         if name is not None:
             args = node.get("args")
@@ -94,7 +96,7 @@ def fingerprint_of(signature: Signature) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
-def episode_fingerprint(payload: dict[str, Any]) -> str | None:
+def episode_fingerprint(payload: StoredJson) -> str | None:
     signature = tuple(name for name, _ in steps_of(payload))
     return fingerprint_of(signature) if signature else None
 
@@ -111,14 +113,14 @@ def json_type(value: Any) -> str:
     return "null"
 
 
-def args_schema(args: dict[str, Any]) -> dict[str, Any]:
+def args_schema(args: Mapping[str, object]) -> dict[str, object]:
     """A JSON Schema of one call's arguments: their names and JSON types (one example
     shows which arguments were given, not which are required)."""
     properties = {key: {"type": json_type(value)} for key, value in args.items()}
     return {"type": "object", "properties": properties}
 
 
-def recipe_of(payload: dict[str, Any]) -> list[RecipeStep]:
+def recipe_of(payload: StoredJson) -> list[RecipeStep]:
     return [
         RecipeStep(
             step=index,
@@ -185,7 +187,7 @@ def new_payload(rows: list[RecordRow]) -> CompetencePayload:
     )
 
 
-def merged(payload: dict[str, Any], rows: list[RecordRow]) -> dict[str, Any]:
+def merged(payload: StoredJson, rows: list[RecordRow]) -> dict[str, object]:
     base = Performance.model_validate(payload.get("performance") or {})
     updated = performance(Tally.of(rows), base)
     return {**payload, "performance": updated.model_dump(mode="json")}

@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from app import clock
 from app.consolidation import promotion
 from app.consolidation.promotion import COUNTED_OUTCOMES, Pattern, PatternKey, Tally
 from app.db import Database
 from app.models import RecordRow
+from app.records import payload_json as stored
 from app.records import repository as record_repo
+from app.records.payload_json import StoredJson
 from app.records.payloads import PlanEdge, PlanGraphPayload, PlanMetrics, PlanNode
 from app.records.policy import PolicyEngine
 from app.trust import TrustContext
@@ -55,9 +56,10 @@ ARROW = " → "
 Structure = tuple[list[PlanNode], list[PlanEdge]]
 
 
-def plan_of(payload: dict[str, Any]) -> Structure:
+def plan_of(payload: StoredJson) -> Structure:
     """Plan nodes and control edges of an episode's tool graph."""
-    graph = [node for node in payload.get("tool_graph") or [] if isinstance(node, dict)]
+    tool_graph = stored.episodic(payload).get("tool_graph") or []
+    graph = [node for node in tool_graph if isinstance(node, dict)]
     nodes = [
         PlanNode(
             id=str(node.get("id") or f"n{index}"),
@@ -91,7 +93,7 @@ def structure_fingerprint(nodes: list[PlanNode], edges: list[PlanEdge]) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
-def episode_fingerprint(payload: dict[str, Any]) -> str | None:
+def episode_fingerprint(payload: StoredJson) -> str | None:
     nodes, edges = plan_of(payload)
     return structure_fingerprint(nodes, edges) if len(nodes) >= MIN_NODES else None
 
@@ -128,7 +130,7 @@ def new_payload(rows: list[RecordRow]) -> PlanGraphPayload:
     )
 
 
-def merged(payload: dict[str, Any], rows: list[RecordRow]) -> dict[str, Any]:
+def merged(payload: StoredJson, rows: list[RecordRow]) -> dict[str, object]:
     base = PlanMetrics.model_validate(payload.get("metrics") or {})
     return {**payload, "metrics": metrics(Tally.of(rows), base).model_dump(mode="json")}
 

@@ -22,9 +22,8 @@ record's counts in place (`merged`) and reinforce it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -36,12 +35,13 @@ from app.enums import LIVE_STATUSES, Sensitivity
 from app.errors import DomainError
 from app.models import RecordRow
 from app.records import repository as record_repo
+from app.records.payload_json import StoredJson
 from app.records.payloads import Payload
 from app.records.policy import PolicyEngine
 from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
 from app.records.service import RecordService
 from app.relations import repository as relation_repo
-from app.salience import repository as salience_repo
+from app.salience.service import reinforce_unaudited
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.consolidation")
@@ -85,11 +85,11 @@ class Promotion:
         episode_ids: Sequence[str],
         *,
         rationale: str,
-        details: dict[str, Any] | None = None,
+        details: Mapping[str, object] | None = None,
     ) -> None:
         """`record_id` seen again in `episode_ids`: one salience reinforcement and audit
         entry, and an edge and a provenance source per episode."""
-        salience_repo.reinforce(self.session, record_id, self.now)
+        reinforce_unaudited(self.session, record_id, self.now)
         audit_repo.append(
             self.session,
             record_id,
@@ -106,7 +106,7 @@ class Promotion:
             if row is not None:
                 service.add_provenance(row, ProvenanceSource(kind="record", ref=episode_id))
 
-    def mark(self, episode_ids: Sequence[str], details: dict[str, Any]) -> None:
+    def mark(self, episode_ids: Sequence[str], details: Mapping[str, object]) -> None:
         """The episodes are processed by this stage (never listed for it again)."""
         action = consolidation_repo.stage_action(self.stage)
         for episode_id in episode_ids:
@@ -148,12 +148,12 @@ class Pattern:
     tag: str
     created_by: str
     # The episode payload's pattern fingerprint; None when it has no such pattern.
-    fingerprint: Callable[[dict[str, Any]], str | None]
+    fingerprint: Callable[[StoredJson], str | None]
     # Whether these episodes (of one new pattern) are enough for a record.
     can_create: Callable[[list[RecordRow]], bool]
     new_payload: Callable[[list[RecordRow]], Payload]
     # The record's payload with these episodes' counts added.
-    merged: Callable[[dict[str, Any], list[RecordRow]], dict[str, Any]]
+    merged: Callable[[StoredJson, list[RecordRow]], dict[str, object]]
 
     def key_of(self, row: RecordRow) -> PatternKey | None:
         if row.payload.get("outcome") not in COUNTED_OUTCOMES:

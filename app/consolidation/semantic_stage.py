@@ -16,8 +16,6 @@ episode is processed once across runs and crashes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.consolidation import repository as consolidation_repo
 from app.consolidation.promotion import (
     UNIT_ERRORS,
@@ -27,7 +25,9 @@ from app.consolidation.promotion import (
     sourced_spec,
 )
 from app.db import Database
+from app.records import payload_json as stored
 from app.records import repository as record_repo
+from app.records.payload_json import StoredJson
 from app.records.payloads import Evidence, SemanticPayload
 from app.records.policy import PolicyEngine
 from app.records.schemas import RecordCreate
@@ -42,10 +42,10 @@ SUBJECT_CHARS = 1024
 Triple = tuple[str, str, str]
 
 
-def observed_facts(payload: dict[str, Any]) -> list[Triple]:
+def observed_facts(payload: StoredJson) -> list[Triple]:
     """The distinct (event kind, observed_in, summary) facts of an episode's timeline."""
     facts: list[Triple] = []
-    for entry in payload.get("timeline") or []:
+    for entry in stored.episodic(payload).get("timeline") or []:
         if not isinstance(entry, dict):
             continue
         summary = str(entry.get("summary") or "").strip()

@@ -54,10 +54,12 @@ def _lock_key(scope: str | None, term: str) -> int:
     return int.from_bytes(digest[:4], "big", signed=True)
 
 
-def resolve(session: Session, scope: str | None, names: Sequence[str], max_rank: int) -> str | None:
-    """The oldest live entity record in `scope`, at sensitivity rank ≤ `max_rank` (one the
-    caller may read: resolution must not reveal entities above its ceiling), whose name or
-    alias matches any of `names`."""
+def resolve(
+    session: Session, scope: str | None, names: Sequence[str], vis: Visibility
+) -> str | None:
+    """The oldest live entity record in `scope` within `vis` (one the caller may read:
+    resolution must not reveal entities above its ceiling), whose name or alias matches
+    any of `names`."""
     terms = sorted({normalize(n) for n in names if normalize(n)})
     if not terms:
         return None
@@ -68,7 +70,7 @@ def resolve(session: Session, scope: str | None, names: Sequence[str], max_rank:
             EntityTermRow.scope == (scope or ""),
             EntityTermRow.term.in_(terms),
             RecordRow.status.in_(LIVE_STATUSES),
-            RecordRow.sensitivity <= max_rank,
+            visible(vis, RecordRow),
         )
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(1)

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.capture.classifier import Mention
 from app.llm.triples import clean_text
+from app.records.payload_json import StoredJson
 
 SYSTEM_PROMPT = (
     "You read one memory an AI agent captured and say what it is about. List the named "
@@ -64,14 +65,14 @@ class Reading:
     error: str | None = None
 
 
-def record_text(payload: dict[str, Any]) -> str:
+def record_text(payload: StoredJson) -> str:
     """The record's content as the model reads it: its payload as compact JSON (without
     the `kind` tag), cut at CONTENT_CHARS."""
     content = {k: v for k, v in payload.items() if k != "kind"}
     return json.dumps(content, ensure_ascii=False, sort_keys=True)[:CONTENT_CHARS]
 
 
-def has_words(payload: dict[str, Any]) -> bool:
+def has_words(payload: StoredJson) -> bool:
     """Whether any text of the payload (its string values) has a word character: with
     none there is nothing to interpret."""
     return any(_WORD.search(s) for s in _strings({k: v for k, v in payload.items() if k != "kind"}))
@@ -88,7 +89,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def messages_for(record_type: str, payload: dict[str, Any]) -> list[dict[str, str]]:
+def messages_for(record_type: str, payload: StoredJson) -> list[dict[str, str]]:
     memory = {"type": record_type, "content": record_text(payload)}
     user = "The memory, as JSON:\n" + json.dumps(memory, ensure_ascii=False)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

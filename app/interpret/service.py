@@ -26,7 +26,7 @@ from app.audit import repository as audit_repo
 from app.capture.classifier import Mention
 from app.capture.schemas import CaptureRequest
 from app.capture.service import CaptureResult, CaptureService
-from app.entities import repository as entity_repo
+from app.entities import service as entity_service
 from app.enums import Sensitivity, SourceKind, Status
 from app.interpret import repository as queue_repo
 from app.interpret.parse import Fact, Reading, fact_key, has_words, messages_for
@@ -101,7 +101,7 @@ def apply(
     """Link the new mentions and derive the new facts of `reading`; returns the record's
     `interpretation.llm`, or None when the item is no longer this job's."""
     mentions = mentions_of(reading)
-    entity_repo.lock_names(
+    entity_service.lock_names(
         session, [(job.scope, n) for m in mentions for n in (m.name, *m.aliases)]
     )
     held = _hold(session, job)

@@ -13,8 +13,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
 from app.models import AuditRow, RecordRow
-from app.records.repository import visible
-from app.salience.repository import current_salience_sql
+from app.models.clauses import current_salience_sql, visible
 from app.trust import HIGHEST_RANK, Visibility
 
 HISTOGRAM_BUCKETS = 10

@@ -35,6 +35,7 @@ from app.records.clauses import query_clauses as query_clauses
 from app.records.clauses import status_of as status_of
 from app.records.clauses import tags_all_clause as tags_all_clause
 from app.records.filters import RecordQuery
+from app.records.payload_json import StoredJson
 
 
 def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
@@ -177,7 +178,7 @@ def reload(session: Session, record_id: str) -> RecordRow | None:
     return session.scalars(stmt).one_or_none()
 
 
-def set_payload(session: Session, record_id: str, payload: dict[str, Any], now: float) -> None:
+def set_payload(session: Session, record_id: str, payload: StoredJson, now: float) -> None:
     stmt = (
         update(RecordRow)
         .where(RecordRow.id == record_id)
@@ -218,7 +219,7 @@ def set_status(session: Session, ids: list[str], status: str, now: float) -> Non
 
 def latest_episode(
     session: Session, scope: str, other_than: str
-) -> tuple[str, dict[str, Any] | None, int, float] | None:
+) -> tuple[str, StoredJson | None, int, float] | None:
     """(id, payload, sensitivity, created_at) of the live episodic record of `scope`
     captured last, other than `other_than` (the index on scope and created_at, read
     backwards); None when the scope holds none."""

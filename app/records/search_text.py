@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Sequence
 
+from app.records import payload_json as stored
 from app.records.dates import dated_terms
+from app.records.payload_json import StoredJson
 
 MAX_SEARCH_CHARS = 100_000
 MAX_QUESTION_CHARS = 500  # what one episode borrows from the question before it
@@ -24,15 +26,15 @@ _SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u061f])\s+|(?<=[.!?\uff1f\u061f][\"'
 _LABEL = re.compile(r"^\s*[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3}: ")
 
 
-def _texts(parts: list[Any]) -> list[str]:
+def _texts(parts: Sequence[object]) -> list[str]:
     return [str(p).strip() for p in parts if p not in (None, "", [], {})]
 
 
-def _join(parts: list[Any]) -> str:
+def _join(parts: Sequence[object]) -> str:
     return " ".join(_texts(parts)).strip()
 
 
-def _compact(value: Any) -> str:
+def _compact(value: object) -> str:
     if isinstance(value, str):
         return value
     if value in (None, {}, []):
@@ -40,48 +42,54 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def searchable_text(record_type: str, payload: dict[str, Any]) -> str:
+def searchable_text(record_type: str, payload: StoredJson) -> str:
     parts = _own_words(record_type, payload)
     if record_type == "episodic":
         # The events' dates, and the days their words name ("yesterday"), as words.
-        events = [(e.get("summary") or "", e.get("t")) for e in payload.get("timeline", [])]
-        parts.append(dated_terms(events))
+        timeline = stored.episodic(payload).get("timeline", [])
+        parts.append(dated_terms([(e.get("summary") or "", e.get("t")) for e in timeline]))
     return _join(parts)[:MAX_SEARCH_CHARS]
 
 
-def passage_text(record_type: str, payload: dict[str, Any]) -> str:
+def passage_text(record_type: str, payload: StoredJson) -> str:
     return _join(_own_words(record_type, payload))[:MAX_SEARCH_CHARS]
 
 
-def _own_words(record_type: str, payload: dict[str, Any]) -> list[Any]:
+def _own_words(record_type: str, payload: StoredJson) -> list[object]:
     if record_type == "episodic":
-        parts: list[Any] = [payload.get("summary")]
-        parts += [e.get("summary") for e in payload.get("timeline", [])]
-        parts += [c.get("tool") for c in payload.get("tool_graph", [])]
-        parts.append(payload.get("outcome"))
+        ep = stored.episodic(payload)
+        parts: list[object] = [ep.get("summary")]
+        parts += [e.get("summary") for e in ep.get("timeline", [])]
+        parts += [c.get("tool") for c in ep.get("tool_graph", [])]
+        parts.append(ep.get("outcome"))
     elif record_type == "working":
-        parts = [payload.get("context_summary"), _compact(payload.get("state"))]
-        parts.append(_compact(payload.get("state_data")))
-        parts += payload.get("next_actions", []) + payload.get("constraints", [])
-        parts += payload.get("open_questions", [])
+        wk = stored.working(payload)
+        parts = [wk.get("context_summary"), _compact(wk.get("state"))]
+        parts.append(_compact(wk.get("state_data")))
+        parts += wk.get("next_actions", []) + wk.get("constraints", [])
+        parts += wk.get("open_questions", [])
     elif record_type == "entity":
-        parts = [payload.get("canonical_name"), *payload.get("aliases", [])]
-        parts += payload.get("types", [])
-        parts.append(payload.get("summary"))
+        en = stored.entity(payload)
+        parts = [en.get("canonical_name"), *en.get("aliases", [])]
+        parts += en.get("types", [])
+        parts.append(en.get("summary"))
     elif record_type == "semantic":
-        parts = [payload.get("subject"), payload.get("predicate"), _compact(payload.get("object"))]
+        se = stored.semantic(payload)
+        parts = [se.get("subject"), se.get("predicate"), _compact(se.get("object"))]
     elif record_type == "competence":
-        parts = [payload.get("skill_name")]
-        parts += [t.get("signal") for t in payload.get("triggers", [])]
-        parts += [s.get("action") for s in payload.get("recipe", [])]
-        parts += payload.get("required_tools", [])
+        co = stored.competence(payload)
+        parts = [co.get("skill_name")]
+        parts += [t.get("signal") for t in co.get("triggers", [])]
+        parts += [s.get("action") for s in co.get("recipe", [])]
+        parts += co.get("required_tools", [])
     else:  # plan_graph
-        parts = [payload.get("intent")]
-        parts += [n.get("op") for n in payload.get("nodes", [])]
+        plan = stored.plan_graph(payload)
+        parts = [plan.get("intent")]
+        parts += [n.get("op") for n in plan.get("nodes", [])]
     return parts
 
 
-def own_texts(record_type: str, payload: dict[str, Any]) -> list[str]:
+def own_texts(record_type: str, payload: StoredJson) -> list[str]:
     """The record's own words field by field (what `passage_text` joins)."""
     return _texts(_own_words(record_type, payload))
 

@@ -1,7 +1,7 @@
 """Salience in SQL: the atomic single-statement updates of reinforce, penalize and pin (no
 lost update under concurrency: each computes the new value from the stored row). They
 build on the decay formula as SQL, `current_salience_sql` (app/models/clauses.py, below
-the domains so that records' filter can use it too; named here for existing callers)."""
+the domains so that records' filter and the metrics use it too)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
 from app.models import RecordRow
-from app.models.clauses import current_salience_sql as current_salience_sql
-from app.models.clauses import greatest as greatest
+from app.models.clauses import current_salience_sql, greatest
 
 
 def least(dialect: str, a: Any, b: Any) -> ColumnElement[float]:

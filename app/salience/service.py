@@ -19,6 +19,13 @@ from app.salience import repository as salience_repo
 from app.trust import TrustContext
 
 
+def reinforce_unaudited(session: Session, record_id: str, now: float) -> float | None:
+    """One reinforcement of `record_id` at `now`, for a writer that holds the record
+    already and writes its own audit entry (consolidation's promotion); None when the
+    record is gone."""
+    return salience_repo.reinforce(session, record_id, now)
+
+
 class SalienceService:
     def __init__(self, session: Session, policy: PolicyEngine) -> None:
         self.session = session

@@ -1,8 +1,10 @@
-"""Entity resolution for one capture request or batch, with what it already knows.
+"""Entity resolution: which entity record a name means, for capture and for LLM
+interpretation (which resolves through capture's `resolve_entities`).
 
-A capture resolves each name it mentions to the oldest live entity of its scope that the
-caller may read (app/entities/repository.resolve). Two things make that cheaper or
-possible without a query per name:
+A name resolves to the oldest live entity of its scope that the caller may read
+(`TrustContext.reading()`, app/trust.py): resolution must not reveal entities above the
+caller's ceiling or outside its scopes. One `EntityResolver` serves one capture request
+or batch, and remembers what it already knows, so it needs no query per name:
 - a batch looks up every name of its items in one query up front (`prefetch`): those
   (scope, term) keys are then answered from memory;
 - entities this request or batch creates are staged, not yet written, so they are
@@ -10,7 +12,8 @@ possible without a query per name:
 A failed item's entities are forgotten again (`forget_since`).
 
 Known keys stay valid for the transaction: on SQLite it holds the write lock, on
-PostgreSQL the batch holds the advisory locks of every name it will resolve."""
+PostgreSQL the request holds the advisory locks of every name it will resolve
+(`lock_names`), taken before resolving."""
 
 from __future__ import annotations
 
@@ -21,8 +24,16 @@ from sqlalchemy.orm import Session
 
 from app.entities import repository as entity_repo
 from app.models import RecordRow
+from app.trust import TrustContext
 
 Key = tuple[str, str]  # (scope or "", normalized term)
+Name = tuple[str | None, str]  # (scope, name as written)
+
+
+def lock_names(session: Session, names: Iterable[Name]) -> None:
+    """Serialize resolve-then-create per (scope, name) until the transaction ends, so
+    concurrent writers naming the same entity create it once (no-op on SQLite)."""
+    entity_repo.lock_names(session, names)
 
 
 @dataclass(frozen=True, order=True)
@@ -33,13 +44,16 @@ class KnownEntity:
 
 
 @dataclass
-class KnownEntities:
+class EntityResolver:
     session: Session
     _known: dict[Key, list[KnownEntity]] = field(default_factory=dict)
     _complete: set[Key] = field(default_factory=set)  # keys whose stored entities are all known
     _added: list[tuple[Key, KnownEntity]] = field(default_factory=list)  # created here
 
-    def prefetch(self, names: Iterable[tuple[str | None, str]]) -> None:
+    def lock(self, names: Iterable[Name]) -> None:
+        lock_names(self.session, names)
+
+    def prefetch(self, names: Iterable[Name]) -> None:
         keys = {k for scope, name in names if (k := _key(scope, name))[1]} - self._complete
         if not keys:
             return
@@ -49,16 +63,20 @@ class KnownEntities:
             self._known.setdefault(key, []).append(KnownEntity(created_at, rid, sensitivity))
         self._complete |= keys
 
-    def resolve(self, scope: str | None, names: list[str], max_rank: int) -> str | None:
+    def resolve(self, scope: str | None, names: list[str], trust: TrustContext) -> str | None:
+        """The entity record `names` (a name and its aliases) mean in `scope`, or None."""
         keys = [k for k in (_key(scope, n) for n in names) if k[1]]
         if not all(k in self._complete for k in keys):
-            stored = entity_repo.resolve(self.session, scope, names, max_rank)
+            stored = entity_repo.resolve(self.session, scope, names, trust.reading())
             if stored is not None:  # older than any entity created here
                 return stored
-        readable = [e for k in keys for e in self._known.get(k, ()) if e.sensitivity <= max_rank]
+        readable = [
+            e for k in keys for e in self._known.get(k, ()) if trust.can_read(e.sensitivity, scope)
+        ]
         return min(readable).record_id if readable else None
 
     def created(self, row: RecordRow, names: list[str]) -> None:
+        """`row`, an entity record just created (maybe not yet written), is named `names`."""
         entity = KnownEntity(row.created_at, row.id, row.sensitivity)
         for key in {k for k in (_key(row.scope, n) for n in names) if k[1]}:
             self._known.setdefault(key, []).append(entity)
