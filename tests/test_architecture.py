@@ -66,7 +66,6 @@ KNOWN_REACH_INS = {
     "app.embedding.meta_repository": {"app.transfer.service"},
     "app.embedding.queue_repository": {"app.transfer.service"},
     "app.entities.repository": {"app.records.service", "app.retrieve.service"},
-    "app.idempotency.repository": {"app.jobs.service"},
     "app.records.repository": {
         "app.capture.replies",
         "app.capture.service",

@@ -88,3 +88,8 @@ class IdempotentWrite:
             body = json.dumps(result.model_dump(mode="json", by_alias=True))
             idempotency_repo.keep_answer(self.session, self.actor, self.key, status_code, body)
         return result
+
+
+def purge_expired(session: Session, now: float, retention_s: float) -> int:
+    """Forget keys older than the retention window at `now`; how many were forgotten."""
+    return idempotency_repo.purge(session, now - retention_s)

@@ -28,7 +28,7 @@ from app.config import Settings
 from app.consolidation.service import run_consolidation
 from app.db import Database
 from app.errors import Conflict
-from app.idempotency import repository as idempotency_repo
+from app.idempotency.service import purge_expired
 from app.jobs import repository as jobs_repo
 from app.jobs.schemas import JobRunOut, JobRunPage
 from app.metrics.registry import JOB_DURATION, JOB_RUNS
@@ -44,7 +44,7 @@ def decay_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
     """The hourly sweep: decay and prune records, and forget expired idempotency keys."""
     result = run_sweep(db, now=now, batch_size=settings.scheduler.sweep_batch_size)
     with db.transaction() as session:
-        expired = idempotency_repo.purge(session, now - settings.idempotency.retention_s)
+        expired = purge_expired(session, now, settings.idempotency.retention_s)
     return {**result.counts(), "idempotency_keys_expired": expired}
 
 
