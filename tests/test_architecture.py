@@ -76,7 +76,6 @@ KNOWN_REACH_INS = {
         "app.consolidation.semantic_stage",
         "app.consolidation.service",
         "app.interpret.service",
-        "app.retrieve.service",
         "app.revise.service",
         "app.salience.service",
         "app.transfer.repository",

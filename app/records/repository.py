@@ -15,7 +15,6 @@ from sqlalchemy import (
     and_,
     delete,
     event,
-    func,
     insert,
     inspect,
     or_,
@@ -36,12 +35,6 @@ from app.records.clauses import status_of as status_of
 from app.records.clauses import tags_all_clause as tags_all_clause
 from app.records.filters import RecordQuery
 from app.records.payload_json import StoredJson
-
-
-def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
-    """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
-    inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
-    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
 
 
 def add_record(

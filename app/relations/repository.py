@@ -66,6 +66,11 @@ def add_pair(
     return rows
 
 
+# The record at an edge's other end, aliased once: building an alias per call cost a read
+# ~0.3 ms of CPU (a fresh AliasedClass and its adapted columns every time).
+_OTHER_END = aliased(RecordRow, name="other_end")
+
+
 def outgoing(session: Session, ids: Sequence[str], vis: Visibility) -> list[RelationRow]:
     """Edges from `ids` whose target is a record `vis` may read, or not a record at all
     (an external reference): an edge must not reveal the id of a record beyond trust."""
@@ -86,7 +91,7 @@ def _edges(
 ) -> list[RelationRow]:
     if not ids:
         return []
-    other = aliased(RecordRow)
+    other = _OTHER_END
     stmt = (
         select(RelationRow)
         .outerjoin(other, other.id == other_end)

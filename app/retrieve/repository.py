@@ -57,6 +57,12 @@ def layer_rank() -> ColumnElement[int]:
     )
 
 
+def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
+    """Whether fewer than `n` records lie in `scopes` (an index-only count, stopped at n)."""
+    inside = select(RecordRow.id).where(RecordRow.scope.in_(list(scopes))).limit(n)
+    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
+
+
 # -- lexical ---------------------------------------------------------------------------
 
 
@@ -316,6 +322,9 @@ def by_salience(session: Session, records: RecordQuery, limit: int) -> list[Reco
     return list(session.scalars(stmt))
 
 
+_SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
+
+
 def temporal_neighbours(
     session: Session, seeds: Sequence[RecordHeader], records: RecordQuery, radius: int = 1
 ) -> dict[str, list[tuple[str, int]]]:
@@ -330,7 +339,7 @@ def temporal_neighbours(
     for ids, in_scope in ((scoped, True), (unscoped, False)):
         if not ids:
             continue
-        seed = aliased(RecordRow, name="seed")
+        seed = _SEED
         same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
         lookups = [
             _adjacent(seed, same_scope, clauses, before, skip=d - 1)

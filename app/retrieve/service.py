@@ -22,12 +22,11 @@ from app.embedding.query_cache import query_vector_soon
 from app.entities import repository as entity_repo
 from app.enums import LIVE_STATUSES, MemoryType
 from app.models import RecordRow, RelationRow
-from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import repository as relation_repo
-from app.retrieve import ranking, validity
+from app.retrieve import ranking, scope_sizes, validity
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.ranking import Components
@@ -212,7 +211,7 @@ class RetrieveService:
         pool = max(self.settings.candidate_pool, req.limit)
         terms = query_terms(query)
         embedding = query_vector_soon(self.embedder, query) if self.embedder else None
-        small = bool(req.scopes) and record_repo.scopes_hold_fewer(
+        small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
             self.session, req.scopes, SMALL_SCOPE
         )
         names, scopes = self._name_look_up(query, req, trust)
