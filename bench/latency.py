@@ -164,7 +164,7 @@ def run(store: str, records: int, n: int) -> dict[str, Any]:
         env = server_env(db_url, 1, "worker", MEMBRANE_PORT=str(port))
         env["MEMBRANE_SCHEDULER__ENABLED"] = "false"
         subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
-        server = [sys.executable, "bench/latency_server.py"]
+        server = [sys.executable, os.environ.get("LATENCY_SERVER", "bench/latency_server.py")]
         with running(server, env, logs / "api.log") as proc:
             api = Api(f"http://127.0.0.1:{port}", proc)
             wait_until_answering(f"{api.url}/readyz", [proc], 180, lambda: str(logs))

@@ -1,6 +1,7 @@
 """The API as `python -m app.serve` runs it (one process, settings from MEMBRANE_*), plus
 what bench/latency.py measures from outside: every answer carries `X-Bench-Statements`,
-the SQL statements its request executed (an engine event counts them per request, in
+the SQL statements its request executed (transaction control left out; an engine event
+counts them per request, in
 whichever thread the request's work runs). Benchmarks only: the service has no such hook.
 
     python bench/latency_server.py      # MEMBRANE_PORT, MEMBRANE_DATABASE_URL, ...
@@ -25,10 +26,15 @@ _statements: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
 )
 
 
+# Transaction control is not counted: SQLite's BEGIN is a statement the driver sends,
+# PostgreSQL's is implicit in psycopg, so counting it would make the stores differ.
+_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
 @event.listens_for(Engine, "before_cursor_execute")
-def _count(*_args: Any) -> None:
+def _count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
     box = _statements.get()
-    if box is not None:
+    if box is not None and not statement.lstrip().upper().startswith(_CONTROL):
         box[0] += 1
 
 

@@ -32,7 +32,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from app import clock
 from app.db import dialect_of
 from app.decay_math import current_salience
-from app.enums import LAYER_ORDER
+from app.enums import LAYER_ORDER, MemoryType
 from app.models import RecordRow
 from app.models.clauses import among, current_salience_sql
 from app.records.clauses import query_clauses
@@ -331,7 +331,8 @@ def temporal_neighbours(
     """seed id → (id, distance) of the episodic records captured up to `radius` places
     before and after it in the same scope (among those passing the filters). One statement
     for all scoped seeds (and one for unscoped ones): correlated index lookups per seed."""
-    clauses = query_clauses(records, dialect_of(session))
+    dialect = dialect_of(session)
+    clauses = [*query_clauses(records, dialect), _episodic(dialect)]
     out: dict[str, list[tuple[str, int]]] = {}
     scoped = [s.id for s in seeds if s.scope is not None]
     unscoped = [s.id for s in seeds if s.scope is None]
@@ -350,6 +351,17 @@ def temporal_neighbours(
         for seed_id, *near in session.execute(stmt):
             out[seed_id] = [(rid, d) for rid, d in zip(near, distances, strict=True) if rid]
     return out
+
+
+def _episodic(dialect: str) -> ColumnElement[bool]:
+    """type = episodic, kept off the (type, created_at) index on PostgreSQL: where nearly
+    every record is an episode the planner took that index for a neighbour look-up and
+    read every episode of the store on one side of the seed, filtering by scope (40 ms
+    for a retrieve's seeds at 2,000 records) instead of walking the (scope, created_at)
+    index (0.5 ms)."""
+    if dialect == "postgresql":
+        return RecordRow.type.concat("") == MemoryType.episodic.value
+    return RecordRow.type == MemoryType.episodic.value
 
 
 def _adjacent(
@@ -379,7 +391,7 @@ def _adjacent(
         order = (RecordRow.created_at.asc(), RecordRow.id.asc())
     return (
         select(RecordRow.id)
-        .where(same_scope, RecordRow.type == "episodic", side, *clauses)
+        .where(same_scope, side, *clauses)
         .order_by(*order)
         .limit(1)
         .offset(skip)
