@@ -1,5 +1,6 @@
-"""Whether a request's scopes hold fewer records than the small-scope threshold,
-remembered per database for a minute instead of counted on every retrieve.
+"""Whether a request's scopes (or, with none, the whole store) hold fewer records than
+the small-scope threshold, remembered per database for a minute instead of counted on
+every retrieve.
 
 The answer only picks how a scope is searched (small: read all of its records; large: the
 store-wide indexes). A scope crosses the threshold (20,000 records) rarely and then

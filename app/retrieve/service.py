@@ -26,6 +26,7 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import repository as relation_repo
+from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
@@ -214,6 +215,11 @@ class RetrieveService:
         small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
             self.session, req.scopes, SMALL_SCOPE
         )
+        # A small store is searched exactly for vectors too: an HNSW walk as wide as
+        # ef_search visits most of it anyway, and costs more than the exact scan.
+        exact = small or (
+            not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
+        )
         names, scopes = self._name_look_up(query, req, trust)
         matches = entity_repo.matching_terms(self.session, names, scopes, trust.reading())
         named = sorted({m.record_id for m in matches})
@@ -223,7 +229,7 @@ class RetrieveService:
             self.session, terms, records, pool, small_scope=small, unscored=silent
         )
         entities = named if not req.types or MemoryType.entity in req.types else []
-        cosine = self._vector(embedding, records, pool, list(lexical.full), small)
+        cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
@@ -311,7 +317,7 @@ class RetrieveService:
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near = search_repo.temporal_neighbours(
+        near = neighbour_repo.temporal_neighbours(
             self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS
         )
         ranking.spread_context(components, near)
