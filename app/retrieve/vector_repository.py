@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sqlalchemy import select, text
+from sqlalchemy import select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -45,8 +45,10 @@ def nearest(
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
+        if small_scope:
+            return _pg_exact_with(session, q, clauses, limit, also)
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
-        found = _pg_nearest(session, q, clauses, limit, ef=None if small_scope else ef)
+        found = _pg_nearest(session, q, clauses, limit, ef=ef)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
@@ -81,6 +83,36 @@ def _pg_nearest(
         # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
         rows = list(session.execute(base.order_by(exact_order)))
     return {rid: 1.0 - float(d) for rid, d in rows}
+
+
+def _pg_exact_with(
+    session: Session,
+    q: np.ndarray,
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+    also: Sequence[str],
+) -> dict[str, float]:
+    """The exact nearest `limit` and the similarities of `also`, in one statement (a
+    UNION ALL of the two): a small scope's retrieve makes one vector round trip."""
+    distance = pg_embeddings.c.embedding.cosine_distance(q)
+    nearest = (
+        select(pg_embeddings.c.record_id, distance.label("d"))
+        .join(RecordRow, RecordRow.id == pg_embeddings.c.record_id)
+        .where(pg_embeddings.c.embedding.is_not(None), *clauses)
+        .order_by(distance + 0.0)  # `+ 0`: an exact scan, not the HNSW index
+        .limit(limit)
+        .subquery()
+    )
+    parts = [select(nearest.c.record_id, nearest.c.d)]
+    if also:
+        parts.append(
+            select(pg_embeddings.c.record_id, distance.label("d")).where(
+                among(pg_embeddings.c.record_id, also, "postgresql"),
+                pg_embeddings.c.embedding.is_not(None),
+            )
+        )
+    stmt = union_all(*parts) if len(parts) > 1 else parts[0]
+    return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
 
 
 def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
