@@ -50,7 +50,11 @@ KEYS = {
 }
 
 
-def principals() -> list[ApiPrincipal]:
+KeySpec = tuple[str, str, str, list[str], list[str]]  # key, actor, ceiling, scopes, roles
+
+
+def principals(keys: dict[str, KeySpec] | None = None) -> list[ApiPrincipal]:
+    """The settings' principals for `keys` (the test principals by default)."""
     return [
         ApiPrincipal(
             key_sha256=hash_key(key),
@@ -59,7 +63,7 @@ def principals() -> list[ApiPrincipal]:
             scopes=scopes,
             roles=roles,
         )
-        for key, actor, ceiling, scopes, roles in KEYS.values()
+        for key, actor, ceiling, scopes, roles in (KEYS if keys is None else keys).values()
     ]
 
 

@@ -9,12 +9,11 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.config import ApiPrincipal
-from app.security import hash_key
-from tests.conftest import make_settings, principals
+from tests.conftest import KeySpec, make_settings, principals
 
 RW = ["read", "write"]
 # name: (key, actor, ceiling, scopes, roles)
-SIDE_KEYS: dict[str, tuple[str, str, str, list[str], list[str]]] = {
+SIDE_KEYS: dict[str, KeySpec] = {
     "low_a": ("low-a-key", "low-a", "low", ["project:a"], RW),
     "medium_b": ("medium-b-key", "medium-b", "medium", ["project:b"], RW),
     "scoped_admin": ("scoped-admin-key", "scoped-admin", "low", ["project:a"], [*RW, "admin"]),
@@ -24,16 +23,7 @@ SIDE_KEYS: dict[str, tuple[str, str, str, list[str], list[str]]] = {
 
 
 def side_principals() -> list[ApiPrincipal]:
-    return [
-        ApiPrincipal(
-            key_sha256=hash_key(key),
-            actor_id=actor,
-            max_sensitivity=ceiling,
-            scopes=scopes,
-            roles=roles,
-        )
-        for key, actor, ceiling, scopes, roles in SIDE_KEYS.values()
-    ]
+    return principals(SIDE_KEYS)
 
 
 def side_auth(name: str) -> dict[str, str]:

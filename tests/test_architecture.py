@@ -36,6 +36,7 @@ PURE = {
     "app.logs",
     "app.clock",
     "app.backlog",
+    "app.json_walk",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.

@@ -134,17 +134,23 @@ def _populate(client: TestClient) -> dict[str, Stored]:
     return records
 
 
+def module_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, name: str
+) -> str:
+    """A fresh, migrated database of the parametrized store, for a module-scoped fixture."""
+    if request.param == "sqlite":
+        target = tmp_path_factory.mktemp(name) / "membrane.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), target)
+        return f"sqlite:///{target}"
+    server = request.getfixturevalue("pg_server")
+    return fresh_pg_database(str(server.get_uri()), request.getfixturevalue("pg_template"))
+
+
 @pytest.fixture(scope="module", params=STORES)
 def corpus(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Corpus]:
-    if request.param == "sqlite":
-        target = tmp_path_factory.mktemp("trust") / "membrane.db"
-        shutil.copyfile(request.getfixturevalue("sqlite_template"), target)
-        url = f"sqlite:///{target}"
-    else:
-        server = request.getfixturevalue("pg_server")
-        url = fresh_pg_database(str(server.get_uri()), request.getfixturevalue("pg_template"))
+    url = module_store_url(request, tmp_path_factory, "trust")
     with TestClient(create_app(make_settings(url, api_keys=_principals()))) as client:
         yield Corpus(client, _populate(client))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,9 +21,18 @@ from hypothesis import strategies as st
 
 from app.main import create_app
 from app.records.references import detail_refs
-from tests.conftest import STORES, fresh_pg_database, make_settings
+from tests.conftest import STORES, make_settings
 from tests.lifecycle_support import semantic
-from tests.test_trust_properties import LEVELS, SCOPES, Caller, Stored, _key, _principals, callers
+from tests.test_trust_properties import (
+    LEVELS,
+    SCOPES,
+    Caller,
+    Stored,
+    _key,
+    _principals,
+    callers,
+    module_store_url,
+)
 
 EXAMPLES = int(os.environ.get("REVISION_EXAMPLES", "40"))
 RUN = settings(
@@ -53,13 +61,7 @@ class Store:
 def store(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Store]:
-    if request.param == "sqlite":
-        target = tmp_path_factory.mktemp("revprops") / "membrane.db"
-        shutil.copyfile(request.getfixturevalue("sqlite_template"), target)
-        url = f"sqlite:///{target}"
-    else:
-        server = request.getfixturevalue("pg_server")
-        url = fresh_pg_database(str(server.get_uri()), request.getfixturevalue("pg_template"))
+    url = module_store_url(request, tmp_path_factory, "revprops")
     with TestClient(create_app(make_settings(url, api_keys=_principals()))) as client:
         out = Store(client)
         for level in LEVELS:

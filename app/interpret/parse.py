@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.capture.classifier import Mention
+from app.json_walk import strings
 from app.llm.triples import clean_text
 from app.records.payload_json import StoredJson
 
@@ -75,18 +75,7 @@ def record_text(payload: StoredJson) -> str:
 def has_words(payload: StoredJson) -> bool:
     """Whether any text of the payload (its string values) has a word character: with
     none there is nothing to interpret."""
-    return any(_WORD.search(s) for s in _strings({k: v for k, v in payload.items() if k != "kind"}))
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+    return any(_WORD.search(s) for s in strings({k: v for k, v in payload.items() if k != "kind"}))
 
 
 def messages_for(record_type: str, payload: StoredJson) -> list[dict[str, str]]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.json_walk import strings
 from app.models import AuditRow, RecordRow
 from app.records import reference_repository
 from app.trust import TrustContext
@@ -39,14 +40,7 @@ def revision_refs(payload: Mapping[str, Any] | None) -> set[str]:
 
 def detail_refs(details: Any) -> Iterator[str]:
     """Every record id inside an audit entry's details, at any depth."""
-    if is_record_id(details):
-        yield details
-    elif isinstance(details, dict):
-        for value in details.values():
-            yield from detail_refs(value)
-    elif isinstance(details, list):
-        for value in details:
-            yield from detail_refs(value)
+    return (value for value in strings(details) if is_record_id(value))
 
 
 def unseen(session: Session, ids: Collection[str], trust: TrustContext) -> frozenset[str]:
