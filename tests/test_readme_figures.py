@@ -237,7 +237,43 @@ def scale() -> list[Figure]:
     return figures
 
 
-FIGURES = consolidation() + locomo() + load_ramp() + scale()
+REQUEST_COST_ROWS = {
+    "healthz": "`GET /healthz`",
+    "retrieve_query_one_scope": "retrieve, query, one scope",
+    "retrieve_query_all_scopes": "retrieve, query, all scopes",
+    "retrieve_no_query": "retrieve, no query",
+    "graph": "`POST /v1/retrieve/graph`",
+    "get_record": "`GET /v1/records/{id}`",
+    "list": "list (20)",
+    "metrics": "`GET /v1/metrics`",
+    "capture": "capture",
+    "batch_100": "batch of 100",
+}
+# Written from two runs of the before-file's code (the plan flipped between them).
+REQUEST_COST_BY_HAND = {("retrieve_query_one_scope", 4)}
+
+
+def latency() -> list[Figure]:
+    """bench/latency.py: per store, p50 / statements / CPU, before → after."""
+    figures = []
+    for i, store in enumerate(STORES):
+        before = load(f"latency-{store}-2000-before.json")["operations"]
+        after = load(f"latency-{store}-2000.json")["operations"]
+        for op, row in REQUEST_COST_ROWS.items():
+            x, y = before[op], after[op]
+            cells = (
+                f"{x['p50_ms']:.1f} → **{y['p50_ms']:.1f}**",
+                f"{x['statements']:.0f} → {y['statements']:.0f}",
+                f"{x['cpu_ms']:.1f} → {y['cpu_ms']:.1f}",
+            )
+            for j, cell in enumerate(cells):
+                col = 1 + 3 * i + j
+                if (op, col) not in REQUEST_COST_BY_HAND:
+                    figures.append(Figure(f"latency-{store}-2000*.json: {op}", cell, row, col))
+    return figures
+
+
+FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency()
 
 
 def table_row(text: str, first_cell: str) -> list[str]:
