@@ -73,8 +73,8 @@ class TrustContext:
         return sensitivity_rank <= self.ceiling_rank and self.scope_allowed(scope)
 
     def can_write(self, sensitivity_rank: int, scope: str | None) -> bool:
-        """The write rule (`check_write_target` explains a refusal): within the ceiling and
-        the scopes; unscoped only for a principal that is not restricted to scopes."""
+        """The write rule (`check_write_target` says why it refuses): within the ceiling
+        and the scopes; unscoped only for a principal that is not restricted to scopes."""
         if scope is None:
             return sensitivity_rank <= self.ceiling_rank and self.scopes is None
         return self.can_read(sensitivity_rank, scope)
@@ -97,12 +97,14 @@ class TrustContext:
 
 
 def check_write_target(trust: TrustContext, scope: str | None, sensitivity: Sensitivity) -> None:
-    """Writes outside the principal's scopes or above its ceiling are refused."""
+    """Writes outside the principal's scopes or above its ceiling are refused, saying why
+    (the rule itself is `TrustContext.can_write`)."""
+    if trust.can_write(sensitivity.rank, scope):
+        return
     if sensitivity.rank > trust.ceiling_rank:
         raise Forbidden(
             f"Sensitivity {sensitivity.value!r} is above your ceiling {trust.ceiling.value!r}."
         )
-    if scope is not None and not trust.scope_allowed(scope):
-        raise Forbidden(f"Scope {scope!r} is outside your scopes.")
-    if scope is None and trust.scopes is not None:
+    if scope is None:
         raise Forbidden("A principal restricted to scopes must write into one of them.")
+    raise Forbidden(f"Scope {scope!r} is outside your scopes.")

@@ -74,13 +74,12 @@ def parse_line(number: int, raw: bytes | None) -> BaseModel | BadLine:
     return model
 
 
-def first_error(exc: ValidationError, skip: int = 1) -> str:
-    """The first three errors, each with where it is (`skip` leading parts of the location
-    dropped: a union's tag)."""
+def first_error(exc: ValidationError) -> str:
+    """The first three errors of a tagged union's validation, each with where it is."""
     errors = exc.errors()
     messages = []
     for err in errors[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ())[skip:])
+        where = ".".join(str(p) for p in err.get("loc", ())[1:])  # [0] is the union tag
         messages.append(f"{where}: {err.get('msg', '')}" if where else str(err.get("msg", "")))
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(messages) + more

@@ -24,7 +24,6 @@ from app.models import (
 )
 from app.records import repository as record_repo
 from app.records.filters import RecordQuery
-from app.trust import Visibility
 
 # Tables whose integer ids an import keeps (where free) and whose sequence it advances.
 ID_TABLES: dict[str, Any] = {
@@ -108,17 +107,12 @@ def vectors_of(
 # -- import ------------------------------------------------------------------------------
 
 
-def existing_records(
-    session: Session, ids: Iterable[str], vis: Visibility | None = None
-) -> set[str]:
-    """The ids of `ids` that are records (that `vis` may read, when given)."""
+def existing_records(session: Session, ids: Iterable[str]) -> set[str]:
+    """The ids of `ids` that are records."""
     wanted = sorted(set(ids))
     if not wanted:
         return set()
-    stmt = select(RecordRow.id).where(RecordRow.id.in_(wanted))
-    if vis is not None:
-        stmt = stmt.where(record_repo.visible(vis))
-    return set(session.scalars(stmt))
+    return set(session.scalars(select(RecordRow.id).where(RecordRow.id.in_(wanted))))
 
 
 def record_heads(session: Session, ids: Iterable[str]) -> dict[str, tuple[str, str | None, int]]:

@@ -98,13 +98,12 @@ class _Pass:
     checked: Checked = field(default_factory=Checked)
     errors: list[BadLine] = field(default_factory=list)
     total_errors: int = 0
-    record_ids: set[str] = field(default_factory=set)
     # record id → (line, type, scope, sensitivity rank) of the file's record lines
     heads: dict[str, tuple[int, str, str | None, int]] = field(default_factory=dict)
     # (line, record id, kind) of rows naming a record not seen (yet) in the file
     refs: list[tuple[int, str, str]] = field(default_factory=list)
-    # (line, target, predicate) of edges whose target is not (yet) a record of the file
-    targets: list[tuple[int, str, str]] = field(default_factory=list)
+    # (target, predicate) of edges whose target is not (yet) a record of the file
+    targets: list[tuple[str, str]] = field(default_factory=list)
     end: tuple[int, EndLine] | None = None
     last_line: int = 0
 
@@ -161,8 +160,8 @@ def _check_line(state: _Pass, number: int, line: BaseModel) -> None:
         _check_record(state, number, line)
     elif isinstance(line, RelationLine):
         _ref(state, number, line.source_id, kind)
-        if line.target_id not in state.record_ids:
-            state.targets.append((number, line.target_id, line.predicate))
+        if line.target_id not in state.heads:
+            state.targets.append((line.target_id, line.predicate))
     elif isinstance(line, ProvenanceLine | EntityTermLine | AuditLine):
         _ref(state, number, line.record_id, kind)
     elif isinstance(line, EmbeddingLine):
@@ -173,17 +172,19 @@ def _check_line(state: _Pass, number: int, line: BaseModel) -> None:
 
 
 def _check_record(state: _Pass, number: int, line: RecordLine) -> None:
-    if line.id in state.record_ids:
+    if line.id in state.heads:
         state.bad(number, f"record {line.id!r} appears twice in the file", "duplicate_id")
         return
-    state.record_ids.add(line.id)
-    state.heads[line.id] = (number, line.type.value, line.scope, line.sensitivity.rank)
+    rank = line.sensitivity.rank
+    state.heads[line.id] = (number, line.type.value, line.scope, rank)
     _check_payload(state, number, line)
     trust = state.trust
-    if line.sensitivity.rank > trust.ceiling_rank:
+    if trust.can_write(rank, line.scope):
+        return
+    if rank > trust.ceiling_rank:
         msg = f"sensitivity {line.sensitivity.value!r} is above your ceiling"
         state.bad(number, f"{msg} {trust.ceiling.value!r}", "forbidden")
-    elif not trust.scope_allowed(line.scope) or (line.scope is None and trust.scopes):
+    else:
         state.bad(number, f"scope {line.scope!r} is outside your scopes", "forbidden")
 
 
@@ -197,11 +198,11 @@ def _check_payload(state: _Pass, number: int, line: RecordLine) -> None:
     try:
         PAYLOAD.validate_python(line.payload)
     except ValidationError as exc:
-        state.bad(number, f"payload: {first_error(exc, skip=1)}", "payload_invalid")
+        state.bad(number, f"payload: {first_error(exc)}", "payload_invalid")
 
 
 def _ref(state: _Pass, number: int, record_id: str, kind: str) -> None:
-    if record_id not in state.record_ids:
+    if record_id not in state.heads:
         state.refs.append((number, record_id, kind))
 
 
@@ -244,7 +245,7 @@ def _check_taken(state: _Pass, session: Session) -> None:
 
 
 def _check_refs(state: _Pass, session: Session) -> None:
-    pending = [(n, rid, kind) for n, rid, kind in state.refs if rid not in state.record_ids]
+    pending = [(n, rid, kind) for n, rid, kind in state.refs if rid not in state.heads]
     if not pending:
         return
     trust = state.trust
@@ -260,11 +261,11 @@ def _check_refs(state: _Pass, session: Session) -> None:
 def _check_targets(state: _Pass, session: Session) -> None:
     """Edge targets: a record the importer may read, or (contested_by only) an external
     reference that is not shaped like a record id."""
-    pending = [t for t in state.targets if t[1] not in state.record_ids]
-    ids = {target for _, target, _ in pending if is_record_id(target)}
+    pending = [t for t in state.targets if t[0] not in state.heads]
+    ids = {target for target, _ in pending if is_record_id(target)}
     stored = _lookup(session, ids)
     trust = state.trust
     readable = {rid for rid, (_, scope, rank) in stored.items() if trust.can_read(rank, scope)}
-    for _, target, predicate in pending:
+    for target, predicate in pending:
         if target not in readable and (predicate != "contested_by" or is_record_id(target)):
             state.checked.unreachable_targets.add(target)
