@@ -172,9 +172,8 @@ class RecordService:
         rows = record_repo.page(self.session, query, limit=limit + 1, after=after)
         more = len(rows) > limit
         rows = rows[:limit]
-        visible_ids = [r.id for r in rows if not trust.redacts(r.sensitivity)]
-        rels = relation_repo.outgoing(self.session, visible_ids, trust.reading())
         readable = [r for r in rows if not trust.redacts(r.sensitivity)]
+        rels = relation_repo.outgoing(self.session, [r.id for r in readable], trust.reading())
         hidden = unseen_in_rows(self.session, readable, trust)
         items = list_views(rows, rels, trust, now, hidden)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)

@@ -178,14 +178,14 @@ class RetrieveService:
         *,
         with_relations: bool,
     ) -> list[RetrievedItem]:
+        readable = [r for r in rows if not trust.redacts(r.sensitivity)]
         by_source: dict[str, list[RelationRow]] = defaultdict(list)
         if with_relations:
-            readable = [r.id for r in rows if not trust.redacts(r.sensitivity)]
-            for rel in relation_repo.outgoing(self.session, readable, trust.reading()):
+            ids = [r.id for r in readable]
+            for rel in relation_repo.outgoing(self.session, ids, trust.reading()):
                 if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
                     by_source[rel.source_id].append(rel)
-        readable_rows = [r for r in rows if not trust.redacts(r.sensitivity)]
-        hidden = unseen_in_rows(self.session, readable_rows, trust)
+        hidden = unseen_in_rows(self.session, readable, trust)
         out: list[RetrievedItem] = []
         for row in rows:
             if trust.redacts(row.sensitivity):
