@@ -7,9 +7,10 @@ filters leave too few hits; SQLite scans exactly over an in-process matrix
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from sqlalchemy import select, text, union_all
+from sqlalchemy import Select, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -48,7 +49,7 @@ def nearest(
         if small_scope:
             return _pg_exact_with(session, q, clauses, limit, also)
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
-        found = _pg_nearest(session, q, clauses, limit, ef=ef)
+        found = _pg_nearest(session, q, clauses, limit, ef)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
@@ -56,32 +57,41 @@ def nearest(
     return {}  # tier 2: no vectors
 
 
-def _pg_nearest(
-    session: Session,
-    q: np.ndarray,
-    clauses: Sequence[ColumnElement[bool]],
-    limit: int,
-    *,
-    ef: int | None,
-) -> dict[str, float]:
-    """`ef` None: an exact scan."""
+def _pg_candidates(
+    q: np.ndarray, clauses: Sequence[ColumnElement[bool]], limit: int
+) -> tuple[Select[Any], ColumnElement[Any]]:
+    """(record id, cosine distance) of the records `clauses` admit, `limit` of them, still
+    unordered; and the distance expression to order them by."""
     distance = pg_embeddings.c.embedding.cosine_distance(q)
-    base = (
+    stmt = (
         select(pg_embeddings.c.record_id, distance)
         .join(RecordRow, RecordRow.id == pg_embeddings.c.record_id)
         .where(pg_embeddings.c.embedding.is_not(None), *clauses)
         .limit(limit)
     )
-    # `+ 0` keeps the planner from using the index for this ordering.
-    exact_order = distance + 0.0
-    if ef is None:
-        return {rid: 1.0 - float(d) for rid, d in session.execute(base.order_by(exact_order))}
+    return stmt, distance
+
+
+def _pg_of_ids(q: np.ndarray, ids: Sequence[str]) -> Select[Any]:
+    """(record id, cosine distance) of the records among `ids` that have a vector."""
+    distance = pg_embeddings.c.embedding.cosine_distance(q)
+    return select(pg_embeddings.c.record_id, distance).where(
+        among(pg_embeddings.c.record_id, ids, "postgresql"),
+        pg_embeddings.c.embedding.is_not(None),
+    )
+
+
+def _pg_nearest(
+    session: Session, q: np.ndarray, clauses: Sequence[ColumnElement[bool]], limit: int, ef: int
+) -> dict[str, float]:
+    """Through the HNSW index, walking `ef` entries."""
+    base, distance = _pg_candidates(q, clauses, limit)
     session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
     rows = list(session.execute(base.order_by(distance)))
     if len(rows) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
         # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
-        rows = list(session.execute(base.order_by(exact_order)))
+        rows = list(session.execute(base.order_by(distance + 0.0)))  # `+ 0`: not the index
     return {rid: 1.0 - float(d) for rid, d in rows}
 
 
@@ -94,33 +104,14 @@ def _pg_exact_with(
 ) -> dict[str, float]:
     """The exact nearest `limit` and the similarities of `also`, in one statement (a
     UNION ALL of the two): a small scope's retrieve makes one vector round trip."""
-    distance = pg_embeddings.c.embedding.cosine_distance(q)
-    nearest = (
-        select(pg_embeddings.c.record_id, distance.label("d"))
-        .join(RecordRow, RecordRow.id == pg_embeddings.c.record_id)
-        .where(pg_embeddings.c.embedding.is_not(None), *clauses)
-        .order_by(distance + 0.0)  # `+ 0`: an exact scan, not the HNSW index
-        .limit(limit)
-        .subquery()
-    )
-    parts = [select(nearest.c.record_id, nearest.c.d)]
-    if also:
-        parts.append(
-            select(pg_embeddings.c.record_id, distance.label("d")).where(
-                among(pg_embeddings.c.record_id, also, "postgresql"),
-                pg_embeddings.c.embedding.is_not(None),
-            )
-        )
-    stmt = union_all(*parts) if len(parts) > 1 else parts[0]
+    base, distance = _pg_candidates(q, clauses, limit)
+    nearest = base.order_by(distance + 0.0).subquery()  # `+ 0`: an exact scan, not HNSW
+    rows = select(*nearest.c)
+    stmt = union_all(rows, _pg_of_ids(q, also)) if also else rows
     return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
 
 
 def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
     if not ids:
         return {}
-    distance = pg_embeddings.c.embedding.cosine_distance(q)
-    stmt = select(pg_embeddings.c.record_id, distance).where(
-        among(pg_embeddings.c.record_id, ids, "postgresql"),
-        pg_embeddings.c.embedding.is_not(None),
-    )
-    return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
+    return {rid: 1.0 - float(d) for rid, d in session.execute(_pg_of_ids(q, ids))}
