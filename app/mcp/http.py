@@ -32,6 +32,7 @@ from app.middleware import TokenBuckets, refused_by_rate_limit, send_problem
 from app.security import KeyStore, Principal
 
 PATH = "/mcp"
+BUSY = "Too many MCP requests in flight; retry after the delay in Retry-After."
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 # With any port (`:*`) or none; an absent Origin (not a browser) is always allowed.
 LOOPBACK_HOSTS = [*LOOPBACK, *(f"{host}:*" for host in LOOPBACK)]
@@ -133,14 +134,8 @@ class McpEndpoint:
     ) -> None:
         manager = self._manager
         who = principal.actor_id
-        total = sum(self.in_flight.values())
-        busy = total >= self.limits.max_in_flight
-        if manager is None or busy or self.in_flight[who] >= self.limits.max_per_principal:
-            detail = (
-                "The MCP endpoint is not running."
-                if manager is None
-                else ("Too many MCP requests in flight; retry after the delay in Retry-After.")
-            )
+        if manager is None or self._busy(who):
+            detail = "The MCP endpoint is not running." if manager is None else BUSY
             await send_problem(
                 send, 503, "Service unavailable", "overloaded", detail, {"Retry-After": "1"}
             )
@@ -152,6 +147,15 @@ class McpEndpoint:
             self.in_flight[who] -= 1
             if not self.in_flight[who]:
                 del self.in_flight[who]
+
+    def _busy(self, who: str) -> bool:
+        """Whether the process, or this principal, has as many /mcp requests in flight as
+        it may."""
+        total = sum(self.in_flight.values())
+        return (
+            total >= self.limits.max_in_flight
+            or self.in_flight[who] >= self.limits.max_per_principal
+        )
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: Unauthorized) -> None:
         if self.buckets is not None and await refused_by_rate_limit(
