@@ -335,14 +335,19 @@ def production_server(
             _wait_ready(server, logs)
             yield server
         finally:
-            for proc in server.processes:
-                proc.terminate()
-            for proc in server.processes:
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop(*server.processes)
+
+
+def stop(*processes: subprocess.Popen[bytes], timeout_s: float = 30) -> None:
+    """SIGTERM to every process, then wait for each; kill one that outlives `timeout_s`."""
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def free_port() -> int:

@@ -36,6 +36,7 @@ from harness import (
     latency_ms,
     load_locomo,
     server_env,
+    stop,
     store_url,
     wait_until_answering,
 )
@@ -63,12 +64,7 @@ def running(args: list[str], env: dict[str, str], log: Path) -> Iterator[subproc
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def seed(client: httpx.Client, turns: list[str], records: int) -> list[str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from harness import free_port, wait_until_answering
+from harness import free_port, stop, wait_until_answering
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT / ".." / "shared" / "bench" / "locomo" / "locomo-dev.json"
@@ -331,12 +331,7 @@ def _server_in(folder: Path, store: str, vectors: bool, passages: bool) -> Itera
         yield url
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc, timeout_s=15)
         if pg is not None:
             pg.cleanup()
 
