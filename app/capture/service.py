@@ -34,7 +34,7 @@ from app.records.payloads import Payload
 from app.records.schemas import MemoryRecordOut, Provenance, ProvenanceSource, RecordCreate
 from app.records.service import RecordService
 from app.records.views import full_view, relation_out
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.trust import TrustContext
 
 _PAYLOAD = TypeAdapter(Payload)
@@ -159,7 +159,7 @@ class CaptureService:
             self.write_staged()  # the thread's snapshots are looked up in the database
             result.edges += close_thread(self.session, primary, trust, now)
         for mention in mentions:
-            result.edges += relation_repo.add_pair(
+            result.edges += relations.link(
                 self.session, primary.id, "mentions_entity", entities[mention.name.casefold()], now
             )
         if fact is not None:
@@ -286,7 +286,7 @@ class CaptureService:
         )
         row = self.records.create(spec, trust, source_kind=req.source_kind.value)
         result.created.append(row)
-        result.edges += relation_repo.add_pair(
+        result.edges += relations.link(
             self.session, row.id, "derived_from", primary.id, clock.now()
         )
         return row
@@ -302,15 +302,13 @@ class CaptureService:
     ) -> list[RelationRow]:
         """The fact's subject edge, and its object edge when the object names an entity
         the caller could read."""
-        edges = relation_repo.add_pair(
+        edges = relations.link(
             self.session, fact_row.id, "subject_entity", entities[fact[0].casefold()], now
         )
         if isinstance(fact[2], str):
             obj = self.entities.resolve(scope, [fact[2]], trust)
             if obj is not None:
-                edges += relation_repo.add_pair(
-                    self.session, fact_row.id, "object_entity", obj, now
-                )
+                edges += relations.link(self.session, fact_row.id, "object_entity", obj, now)
         return edges
 
     # -- outcomes -------------------------------------------------------------------------

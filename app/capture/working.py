@@ -21,7 +21,7 @@ from app.capture import working_repository as working_repo
 from app.enums import TaskState
 from app.models import RecordRow, RelationRow
 from app.records import repository as record_repo
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.trust import TrustContext, Visibility
 
 RATIONALE = "task done: the thread's final state supersedes its earlier snapshots"
@@ -43,7 +43,7 @@ def close_thread(
     record_repo.set_status(session, earlier, "superseded", now)
     edges: list[RelationRow] = []
     for old in earlier:
-        edges += relation_repo.add_pair(session, done.id, "supersedes", old, now)
+        edges += relations.link(session, done.id, "supersedes", old, now)
         audit_repo.append(
             session,
             old,

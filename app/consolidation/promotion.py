@@ -40,7 +40,7 @@ from app.records.payloads import Payload
 from app.records.policy import PolicyEngine
 from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
 from app.records.service import RecordService
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.salience.service import reinforce_unaudited
 from app.trust import TrustContext
 
@@ -102,7 +102,7 @@ class Promotion:
         row = record_repo.get(self.session, record_id)
         service = RecordService(self.session, self.policy)
         for episode_id in episode_ids:
-            relation_repo.add_pair(self.session, record_id, "derived_from", episode_id, self.now)
+            relations.link(self.session, record_id, "derived_from", episode_id, self.now)
             if row is not None:
                 service.add_provenance(row, ProvenanceSource(kind="record", ref=episode_id))
 

@@ -5,6 +5,8 @@ every vector and pins a new model: the way to switch models."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.orm import Session
 
 from app.db import Database, Tier
@@ -75,3 +77,20 @@ def requeue_unembedded(db: Database, model: str | None = None) -> int:
         if target is None:
             return 0  # nothing pinned yet: every record is still pending
         return repo.requeue_missing(session, target)
+
+
+def pinned(session: Session) -> tuple[str, int] | None:
+    """The (model, dimension) this store's vectors were made with, once pinned."""
+    meta = meta_repo.get_meta(session, [MODEL_KEY, DIMENSION_KEY])
+    if MODEL_KEY not in meta or DIMENSION_KEY not in meta:
+        return None
+    return meta[MODEL_KEY], int(meta[DIMENSION_KEY])
+
+
+def store_ready_vectors(
+    session: Session, tier: Tier, model: str, items: Sequence[tuple[str, Sequence[float]]]
+) -> None:
+    """Store vectors made elsewhere (an import) for existing records and mark them
+    embedded, inside the caller's unit of work."""
+    repo.store_vectors(session, tier, model, items)
+    repo.mark(session, [record_id for record_id, _ in items], "done")

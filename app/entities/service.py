@@ -17,14 +17,17 @@ PostgreSQL the request holds the advisory locks of every name it will resolve
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
 from app.entities import repository as entity_repo
+from app.entities.repository import NameMatch, normalize
 from app.models import RecordRow
 from app.trust import TrustContext
+
+__all__ = ["EntityResolver", "NameMatch", "add_names", "lock_names", "names_matching", "normalize"]
 
 Key = tuple[str, str]  # (scope or "", normalized term)
 Name = tuple[str | None, str]  # (scope, name as written)
@@ -34,6 +37,19 @@ def lock_names(session: Session, names: Iterable[Name]) -> None:
     """Serialize resolve-then-create per (scope, name) until the transaction ends, so
     concurrent writers naming the same entity create it once (no-op on SQLite)."""
     entity_repo.lock_names(session, names)
+
+
+def add_names(session: Session, entity: RecordRow, names: Iterable[str]) -> None:
+    """Index `entity` (an entity record being written) under each of its `names`."""
+    entity_repo.add_terms(session, entity.id, entity.scope, names)
+
+
+def names_matching(
+    session: Session, terms: Sequence[str], scopes: Sequence[str] | None, trust: TrustContext
+) -> list[NameMatch]:
+    """The entity records named by any of `terms` (normalized) in `scopes` (None: any),
+    each saying whether `trust` may read it."""
+    return entity_repo.matching_terms(session, terms, scopes, trust.reading())
 
 
 @dataclass(frozen=True, order=True)
@@ -92,4 +108,4 @@ class EntityResolver:
 
 
 def _key(scope: str | None, name: str) -> Key:
-    return (scope or "", entity_repo.normalize(name))
+    return (scope or "", normalize(name))

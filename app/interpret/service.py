@@ -34,7 +34,7 @@ from app.models import InterpretationQueueRow, RecordRow
 from app.records import repository as record_repo
 from app.records.policy import PolicyEngine
 from app.records.service import RecordService
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.trust import TrustContext
 
 ACTION = "interpret:llm"
@@ -164,7 +164,7 @@ def _link_mentions(
     entity record never mentions itself)."""
     linked = {
         e.target_id
-        for e in relation_repo.outgoing(session, [row.id], trust.reading())
+        for e in relations.outgoing(session, [row.id], trust)
         if e.predicate == "mentions_entity"
     }
     created = {r.id for r in result.created}
@@ -174,7 +174,7 @@ def _link_mentions(
         if entity_id in linked or entity_id == row.id:
             continue
         linked.add(entity_id)
-        result.edges += relation_repo.add_pair(session, row.id, "mentions_entity", entity_id, now)
+        result.edges += relations.link(session, row.id, "mentions_entity", entity_id, now)
         # No id here: a reused entity may be more sensitive than the record (its readers
         # see the edge only if they may read the entity); names are the record's own.
         added.append({"name": mention.name, "created": entity_id in created})

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import clock
 from app.audit import repository as audit_repo
-from app.entities import repository as entity_repo
+from app.entities import service as entities
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
 from app.models import AuditRow, ProvenanceRow, RecordRow
@@ -32,7 +32,7 @@ from app.records.schemas import (
 )
 from app.records.search_text import searchable_text
 from app.records.views import audit_out, full_view, list_views, relation_out
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.trust import HIGHEST_RANK, TrustContext, check_write_target
 
 
@@ -91,12 +91,10 @@ class RecordService:
             self.session, row, _provenance_rows(spec), insert_at_once=not self.defer_writes
         )
         for rel in spec.relations:
-            relation_repo.add_pair(
-                self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
-            )
+            relations.link(self.session, row.id, rel.predicate, rel.target_id, now, rel.weight)
         if memory_type is MemoryType.entity:
             names = [row.payload["canonical_name"], *row.payload.get("aliases", [])]
-            entity_repo.add_terms(self.session, row.id, row.scope, names)
+            entities.add_names(self.session, row, names)
         audit_repo.append(
             self.session,
             row.id,
@@ -153,13 +151,13 @@ class RecordService:
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
         row = self.require_readable(record_id, trust)
-        rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
+        rels = relations.outgoing(self.session, [row.id], trust)
         history = audit_repo.for_record(self.session, row.id)
         hidden = unseen(self.session, named_refs([row], history), trust)
         return full_view(row, clock.now(), rels, history, hidden)
 
     def view(self, row: RecordRow, trust: TrustContext) -> MemoryRecordOut:
-        rels = relation_repo.outgoing(self.session, [row.id], trust.reading())
+        rels = relations.outgoing(self.session, [row.id], trust)
         hidden = unseen_in_rows(self.session, [row], trust)
         return full_view(row, clock.now(), rels, hidden=hidden)
 
@@ -173,7 +171,7 @@ class RecordService:
         more = len(rows) > limit
         rows = rows[:limit]
         readable = [r for r in rows if not trust.redacts(r.sensitivity)]
-        rels = relation_repo.outgoing(self.session, [r.id for r in readable], trust.reading())
+        rels = relations.outgoing(self.session, [r.id for r in readable], trust)
         hidden = unseen_in_rows(self.session, readable, trust)
         items = list_views(rows, rels, trust, now, hidden)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
@@ -201,13 +199,12 @@ class RecordService:
 
     def relations(self, record_id: str, trust: TrustContext) -> RelationsOut:
         self.require_readable(record_id, trust)
-        vis = trust.reading()
         return RelationsOut(
             outgoing=[
-                relation_out(e) for e in relation_repo.outgoing(self.session, [record_id], vis)
+                relation_out(e) for e in relations.outgoing(self.session, [record_id], trust)
             ],
             incoming=[
-                relation_out(e) for e in relation_repo.incoming(self.session, [record_id], vis)
+                relation_out(e) for e in relations.incoming(self.session, [record_id], trust)
             ],
         )
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import exists, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
-from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import RecordRow, RelationRow
-from app.models.clauses import among, off_index, visible
+from app.models.clauses import visible
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
@@ -113,25 +112,3 @@ def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationR
         .limit(limit)
     )
     return list(session.scalars(stmt))
-
-
-def mentions_any(
-    record_id: InstrumentedAttribute[str], entity_ids: Sequence[str], dialect: str
-) -> ColumnElement[bool]:
-    """Whether the record `record_id` (a column of the enclosing query) has a
-    `mentions_entity` edge to one of `entity_ids` (the caller has checked that they are
-    live and readable: an entity the caller may not read must lend nothing, so a ranking
-    cannot hint at it). A correlated EXISTS that walks the record's own edges (a few
-    each): a name common across scopes can have hundreds of entities with thousands of
-    mentions, so the target side is only checked."""
-    target: ColumnElement[str] = RelationRow.__table__.c.target_id
-    named = (
-        off_index(target).in_(sorted(set(entity_ids)))
-        if dialect == "sqlite"
-        else among(target, entity_ids, dialect)
-    )
-    return exists().where(
-        RelationRow.source_id == record_id,
-        RelationRow.predicate == "mentions_entity",
-        named,
-    )

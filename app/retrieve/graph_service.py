@@ -20,7 +20,7 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.schemas import RecordView
 from app.records.views import full_view, redacted_view, relation_out
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.retrieve import repository as search_repo
 from app.retrieve.schemas import GraphNode, GraphRequest, GraphResponse
 from app.retrieve.service import RetrieveService, narrow, record_filter
@@ -88,7 +88,7 @@ class GraphService:
             walk.truncated = True
             return []
         # Every edge the service writes has an inverse: ask for both halves of the budget.
-        edges = relation_repo.touching(self.session, frontier, limit=2 * budget + 1)
+        edges = relations.touching(self.session, frontier, limit=2 * budget + 1)
         if len(edges) > 2 * budget:
             walk.truncated = True
         if req.predicates is not None:
@@ -116,7 +116,7 @@ class GraphService:
     def _keep(walk: _Walk, edge: RelationRow, edge_limit: int) -> None:
         """Keep one edge of each inverse pair, within the edge limit."""
         key = (edge.source_id, edge.predicate, edge.target_id)
-        inverse = relation_repo.INVERSE.get(edge.predicate)
+        inverse = relations.INVERSE.get(edge.predicate)
         twin = (edge.target_id, inverse, edge.source_id) if inverse else None
         if key in walk.seen_edges or (twin is not None and twin in walk.seen_edges):
             return

@@ -35,7 +35,7 @@ from app.models import RecordRow
 from app.models.clauses import among, current_salience_sql
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.relations import repository as relation_repo
+from app.relations.clauses import mentions_any
 from app.retrieve import pg_text_repository as pg_text
 
 K1 = 1.2
@@ -254,7 +254,7 @@ def headers(
     now = records.now
     r = RecordRow
     mentions: ColumnElement[bool] = (
-        relation_repo.mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
+        mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
     )
     stmt = select(
         r.id,

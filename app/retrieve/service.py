@@ -19,13 +19,13 @@ from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
 from app.embedding.query_cache import query_vector_soon
-from app.entities import repository as entity_repo
+from app.entities import service as entity_names
 from app.enums import LIVE_STATUSES, MemoryType
 from app.models import RecordRow, RelationRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity
 from app.retrieve import repository as search_repo
@@ -182,7 +182,7 @@ class RetrieveService:
         by_source: dict[str, list[RelationRow]] = defaultdict(list)
         if with_relations:
             ids = [r.id for r in readable]
-            for rel in relation_repo.outgoing(self.session, ids, trust.reading()):
+            for rel in relations.outgoing(self.session, ids, trust):
                 if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
                     by_source[rel.source_id].append(rel)
         hidden = unseen_in_rows(self.session, readable, trust)
@@ -221,7 +221,7 @@ class RetrieveService:
             not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
         )
         names, scopes = self._name_look_up(query, req, trust)
-        matches = entity_repo.matching_terms(self.session, names, scopes, trust.reading())
+        matches = entity_names.names_matching(self.session, names, scopes, trust)
         named = sorted({m.record_id for m in matches})
         # Names are scored through the entity links, not as words (terms.unscored_names).
         silent = unscored_names(terms, {m.term for m in matches if m.readable})
@@ -297,7 +297,7 @@ class RetrieveService:
             scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
         if scopes is not None and not scopes:
             return [], []
-        names = [entity_repo.normalize(n) for n in name_candidates(query)]
+        names = [entity_names.normalize(n) for n in name_candidates(query)]
         return names, sorted(scopes) if scopes is not None else None
 
     def _spread(

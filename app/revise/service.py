@@ -23,7 +23,7 @@ from app.records.payloads import Revision, SemanticPayload
 from app.records.policy import PolicyEngine
 from app.records.schemas import MemoryRecordOut, RecordCreate
 from app.records.service import RecordService
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -57,7 +57,7 @@ class RevisionService:
         now = clock.now()
         record_repo.set_status(self.session, [old.id], "superseded", now)
         new = self.records.create(spec, trust)
-        relation_repo.add_pair(self.session, new.id, "supersedes", old.id, now)
+        relations.link(self.session, new.id, "supersedes", old.id, now)
         if old.type == MemoryType.semantic.value:
             revision = {**old.payload.get("revision", {}), "superseded_by": new.id}
             payload = {**old.payload, "revision": revision}
@@ -72,7 +72,7 @@ class RevisionService:
         spec = self._new_spec(req.forked_record, [source], "forked_record")
         now = clock.now()
         forked = self.records.create(spec, trust)
-        relation_repo.add_pair(self.session, forked.id, "derived_from", source.id, now)
+        relations.link(self.session, forked.id, "derived_from", source.id, now)
         self._audit(source.id, "fork", trust, now, req.rationale, forked_record=forked.id)
         self._audit(forked.id, "fork", trust, now, req.rationale, forked_from=source.id)
         source_out, forked_out = self._views([source.id, forked.id], trust)
@@ -95,10 +95,10 @@ class RevisionService:
             if ref == target.id:
                 raise Unprocessable("contesting_ref: a record cannot contest itself.")
             self.records.require_readable(ref, trust)
-            relation_repo.add_pair(self.session, target.id, "contested_by", ref, now)
+            relations.link(self.session, target.id, "contested_by", ref, now)
             self._audit(ref, "contest", trust, now, req.rationale, contests=target.id)
         else:
-            relation_repo.add_edge(self.session, target.id, "contested_by", ref, now)
+            relations.link_one_way(self.session, target.id, "contested_by", ref, now)
         record_repo.set_status(self.session, [target.id], "contested", now)
         self._audit(
             target.id,
@@ -123,8 +123,8 @@ class RevisionService:
         record_repo.set_status(self.session, ids, "superseded", now)
         merged = self.records.create(spec, trust)
         for source_id in ids:
-            relation_repo.add_pair(self.session, merged.id, "derived_from", source_id, now)
-            relation_repo.add_pair(self.session, merged.id, "supersedes", source_id, now)
+            relations.link(self.session, merged.id, "derived_from", source_id, now)
+            relations.link(self.session, merged.id, "supersedes", source_id, now)
             self._audit(source_id, "merge", trust, now, req.rationale, merged_into=merged.id)
         self._audit(merged.id, "merge", trust, now, req.rationale, merged_from=ids)
         merged_out, *source_outs = self._views([merged.id, *ids], trust)

@@ -23,6 +23,7 @@ from app.models import (
     pg_embeddings,
 )
 from app.records import repository as record_repo
+from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
 
 # Tables whose integer ids an import keeps (where free) and whose sequence it advances.
@@ -46,7 +47,7 @@ def record_page(
     session: Session, query: RecordQuery, after: tuple[float, str] | None, limit: int
 ) -> list[RecordRow]:
     """Oldest first, in the stable order (created_at, id), from just after `after`."""
-    stmt = select(RecordRow).where(*record_repo.query_clauses(query, dialect_of(session)))
+    stmt = select(RecordRow).where(*query_clauses(query, dialect_of(session)))
     if after is not None:
         created, rid = after
         stmt = stmt.where(

@@ -21,13 +21,11 @@ from sqlalchemy.orm import Session
 
 from app import clock
 from app.db import Database, Tier
-from app.embedding import meta_repository as meta_repo
-from app.embedding import queue_repository as queue_repo
+from app.embedding import service as embedding
 from app.embedding.providers import Embedder
-from app.embedding.service import DIMENSION_KEY, MODEL_KEY
 from app.models import RecordRow
 from app.records.filters import RecordFilter, RecordQuery
-from app.relations import repository as relation_repo
+from app.relations import service as relations
 from app.transfer import convert
 from app.transfer import repository as repo
 from app.transfer.lines import dump, numbered_lines, parse_line
@@ -93,10 +91,8 @@ def export_lines(db: Database, filters: ExportFilters, trust: TrustContext) -> I
 
 
 def _header(session: Session, filters: ExportFilters) -> HeaderLine:
-    pinned = meta_repo.get_meta(session, [MODEL_KEY, DIMENSION_KEY])
-    embeddings = None
-    if MODEL_KEY in pinned and DIMENSION_KEY in pinned:
-        embeddings = EmbeddingInfo(model=pinned[MODEL_KEY], dimension=int(pinned[DIMENSION_KEY]))
+    pinned = embedding.pinned(session)
+    embeddings = EmbeddingInfo(model=pinned[0], dimension=pinned[1]) if pinned else None
     return HeaderLine(
         exported_at=datetime.now(UTC),
         schema_revision=repo.schema_revision(session),
@@ -124,7 +120,7 @@ def _page_lines(
     lines += [convert.provenance_line(p) for p in repo.provenance_of(session, ids)]
     lines += [convert.term_line(t) for t in repo.terms_of(session, ids)]
     # Edges whose other end is a record the caller may not read stay out (DESIGN §5).
-    edges = relation_repo.outgoing(session, ids, trust.reading())
+    edges = relations.outgoing(session, ids, trust)
     lines += [convert.relation_line(e) for e in edges]
     lines += [convert.audit_line(a) for a in repo.audit_of(session, ids)]
     if vectors:
@@ -303,8 +299,7 @@ class _Writer:
         if model is None or not usable:
             return
         items = [(x.record_id, x.vector) for x in usable]
-        queue_repo.store_vectors(session, self.tier, model.name, items)
-        queue_repo.mark(session, [x.record_id for x in usable], "done")
+        embedding.store_ready_vectors(session, self.tier, model.name, items)
         self.embedded.update(x.record_id for x in usable)
         self.created["embedding"] += len(usable)
 
