@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.enums import MemoryType, Sensitivity
+
+Weight = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class ApiPrincipal(BaseModel):
@@ -50,6 +52,13 @@ class PolicySettings(BaseModel):
             MemoryType.plan_graph: 30 * 86400.0,
         }
     )
+    # The original reinforces a record whenever it is accessed; here reads change nothing
+    # unless this is on: then the records POST /v1/retrieve returns in full are reinforced
+    # after the read (audit `reinforce`, actor `system:access`).
+    reinforce_on_access: bool = False
+    # Audit entries as the original names them (create / revise / fork / merge / delete /
+    # reinforce / decay) in views; stored names (and exports) stay ours (docs/differences.md).
+    seed_audit_action_names: bool = False
 
 
 class EmbeddingSettings(BaseModel):
@@ -114,6 +123,9 @@ class RankingSettings(BaseModel):
     # in half the search time (DESIGN.md §9).
     ef_search: int = Field(default=1000, ge=10, le=1000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+    # The selector's weights of applicability, success rate and recency: the original's
+    # three equal ones by default; [0.5, 0.3, 0.2] restores this service's earlier ones.
+    selector_weights: tuple[Weight, Weight, Weight] = (1 / 3, 1 / 3, 1 / 3)
 
 
 class SchedulerSettings(BaseModel):
@@ -124,6 +136,9 @@ class SchedulerSettings(BaseModel):
     # bounds one run's time and memory while clearing a backlog of this size at once.
     consolidation_max_episodes: int = Field(default=100_000, ge=100)
     sweep_batch_size: int = Field(default=20000, ge=100)
+    # Episodic compression lowers its sources' salience by this factor (the original's
+    # compression); 1.0 leaves them as they were (only the compressed record is written).
+    compression_source_factor: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class LimitSettings(BaseModel):

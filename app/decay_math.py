@@ -4,7 +4,10 @@
 Current salience depends only on stored state (s0, t0, curve, half-life, floor, pinned)
 and the clock, so a sweep every minute and one computation a day later agree.
 Exponential: s0 · 2^(−age/h). Linear: s0 · (1 − age/(2h)), i.e. half at one half-life and
-zero at two. Both floored at min_salience; pinned records never decay.
+zero at two. Both floored at min_salience; pinned records never decay. `custom` (and any
+other curve name) decays exponentially, as the original's GetDecayFunc falls back. Past
+its max_age (`expires_at`) a record that is not pinned has salience 0, floor or not, as
+the original's ApplyDecay zeroes it.
 """
 
 from __future__ import annotations
@@ -44,11 +47,19 @@ def current_salience(
     curve: str = "exponential",
     min_salience: float = 0.0,
     pinned: bool = False,
+    expires_at: float | None = None,
 ) -> float:
     if pinned:
         return s0
+    if expires_at is not None and now >= expires_at:
+        return 0.0
     ratio = max(0.0, now - t0) / half_life_s
     return max(min_salience, decayed(s0, ratio, curve))
+
+
+def expiry(created_at: float, max_age_s: float | None) -> float | None:
+    """When a record passes its max_age (None: it never does)."""
+    return None if max_age_s is None else created_at + max_age_s
 
 
 def reinforced(current: float, gain: float) -> float:

@@ -65,6 +65,7 @@ LIVE_STATUSES = (Status.active.value, Status.contested.value)
 class DecayCurve(StrEnum):
     exponential = "exponential"
     linear = "linear"
+    custom = "custom"  # the original's implementation-defined curve: decays exponentially
 
 
 class DeletionPolicy(StrEnum):

@@ -155,11 +155,12 @@ def test_merge(client: TestClient, db: Database) -> None:
     for src in (a["id"], b["id"]):
         assert {("derived_from", src), ("supersedes", src)} <= edges
         last = audit_rows(db, src)[-1]
-        assert (last.action, last.actor, last.details) == (
+        assert (last.action, last.actor, last.details["merged_into"]) == (
             "merge",
             "writer",
-            {"merged_into": merged["id"]},
+            merged["id"],
         )
+        assert last.details["previous_status"] == "active"  # and its salience before it fell
     assert audit_rows(db, merged["id"])[-1].details == {"merged_from": [a["id"], b["id"]]}
 
 

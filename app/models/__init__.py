@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from app.decay_math import current_salience
+from app.decay_math import current_salience, expiry
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
 # SQLite only auto-increments INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for audit ids.
@@ -88,6 +88,7 @@ class RecordRow(Base):
             curve=self.decay_curve,
             min_salience=self.min_salience,
             pinned=self.pinned,
+            expires_at=expiry(self.created_at, self.max_age_s),
         )
 
 

@@ -70,4 +70,7 @@ def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> Co
         else_=s0 * func.power(2.0, -ratio),
     )
     floored = greatest(dialect, decayed, table.min_salience)
-    return case((table.pinned.is_(True), table.salience_base), else_=floored)
+    expired = and_(
+        table.max_age_s.is_not(None), table.created_at + table.max_age_s <= literal(now, Float)
+    )
+    return case((table.pinned.is_(True), table.salience_base), (expired, 0.0), else_=floored)

@@ -140,14 +140,20 @@ class MemoryRecordOut(OutModel):
 
 
 class RedactedRecordOut(OutModel):
-    """Metadata only: the record is one sensitivity level above the caller's ceiling."""
+    """Metadata only: the record is one sensitivity level above the caller's ceiling. As
+    the original's redacted copy: id, type, sensitivity, confidence, salience, scope, tags
+    and timestamps; no payload, provenance, relations, interpretation or audit log."""
 
     id: str
     type: MemoryType
     sensitivity: Sensitivity
+    confidence: float
+    salience: float
     scope: str | None
+    tags: list[str]
     status: Status
     created_at: datetime
+    updated_at: datetime
     redacted: Literal[True] = True
 
 

@@ -87,14 +87,20 @@ def full_view(
     )
 
 
-def redacted_view(row: RecordRow) -> RedactedRecordOut:
+def redacted_view(row: RecordRow, now: float) -> RedactedRecordOut:
+    """The original's redacted copy: metadata the writer set or the lifecycle computes
+    (confidence, current salience, tags, timestamps), never what the record says."""
     return RedactedRecordOut(
         id=row.id,
         type=MemoryType(row.type),
         sensitivity=Sensitivity.from_rank(row.sensitivity),
+        confidence=row.confidence,
+        salience=row.salience_at(now),
         scope=row.scope,
+        tags=list(row.tags or []),
         status=Status(row.status),
         created_at=to_datetime(row.created_at),
+        updated_at=to_datetime(row.updated_at),
     )
 
 
@@ -110,7 +116,7 @@ def list_views(
     for rel in relations:
         by_source[rel.source_id].append(rel)
     return [
-        redacted_view(r)
+        redacted_view(r, now)
         if trust.redacts(r.sensitivity)
         else full_view(r, now, by_source[r.id], hidden=hidden)
         for r in rows

@@ -131,5 +131,5 @@ class GraphService:
         row: RecordRow, trust: TrustContext, now: float, hidden: frozenset[str]
     ) -> RecordView:
         if trust.redacts(row.sensitivity):
-            return redacted_view(row)
+            return redacted_view(row, now)
         return full_view(row, now, hidden=hidden)

@@ -29,7 +29,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
 from app.db import dialect_of
-from app.decay_math import current_salience
+from app.decay_math import current_salience, expiry
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.models.clauses import among, current_salience_sql
@@ -262,39 +262,53 @@ def headers(
         r.scope,
         r.sensitivity,
         r.created_at,
-        r.salience_base,
-        r.salience_t0,
-        r.half_life_s,
-        r.decay_curve,
-        r.min_salience,
-        r.pinned,
         case((r.type == "episodic", _first_event_time())),
         mentions,
+        *_DECAY_COLUMNS,
     ).where(among(r.id, ids, dialect), *clauses)
     out: dict[str, RecordHeader] = {}
-    for (
-        rid,
-        typ,
-        scope,
-        sens,
-        created,
-        s0,
-        t0,
-        half,
-        curve,
-        floor,
-        pinned,
-        event,
-        mentioning,
-    ) in session.execute(stmt):
-        salience = current_salience(
-            s0, t0, now, half_life_s=half, curve=curve, min_salience=floor, pinned=pinned
-        )
+    for rid, typ, scope, sens, created, event, mentioning, *decay in session.execute(stmt):
+        salience = _salience(now, created, *decay)
         occurred = _event_time(typ, event, created)
         out[rid] = RecordHeader(
             rid, typ, scope, sens, created, salience, occurred, bool(mentioning)
         )
     return out
+
+
+_DECAY_COLUMNS = (
+    RecordRow.salience_base,
+    RecordRow.salience_t0,
+    RecordRow.half_life_s,
+    RecordRow.decay_curve,
+    RecordRow.min_salience,
+    RecordRow.pinned,
+    RecordRow.max_age_s,
+)
+
+
+def _salience(
+    now: float,
+    created: float,
+    s0: float,
+    t0: float,
+    half: float,
+    curve: str,
+    floor: float,
+    pinned: bool,
+    max_age: float | None,
+) -> float:
+    """`RecordRow.salience_at` over the columns of `_DECAY_COLUMNS`."""
+    return current_salience(
+        s0,
+        t0,
+        now,
+        half_life_s=half,
+        curve=curve,
+        min_salience=floor,
+        pinned=pinned,
+        expires_at=expiry(created, max_age),
+    )
 
 
 def load(

@@ -10,6 +10,7 @@ from app.errors import error_responses
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
 from app.retrieve.service import RetrieveService
+from app.salience.service import reinforce_on_access
 from app.state import AppState
 
 router = APIRouter(tags=["retrieve"])
@@ -30,7 +31,10 @@ def _service(state: AppState, session: Session) -> RetrieveService:
 def retrieve(
     body: RetrieveRequest, state: StateDep, session: ReadSessionDep, trust: ReadTrust
 ) -> RetrieveResponse:
-    return _service(state, session).retrieve(body, trust)
+    answer = _service(state, session).retrieve(body, trust)
+    read = [i.record.id for i in answer.items if not i.record.redacted]
+    reinforce_on_access(state.db, state.settings.policy, read, trust.actor_id)
+    return answer
 
 
 @router.post(

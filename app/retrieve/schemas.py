@@ -59,8 +59,10 @@ class RetrieveRequest(StrictModel):
     )
     context: JsonObject | None = Field(
         default=None,
-        description="The situation at hand, as condition values: a conditional fact with a "
-        "condition this contradicts (same key, other value) is not returned.",
+        description="The situation at hand, as condition values (environment keys, active "
+        "constraints) and `tools`, the tool names at hand: a conditional fact with a "
+        "condition this contradicts (same key, other value) is not returned, and the "
+        "selector matches it against competence triggers and plan graph constraints.",
     )
 
     model_config = {

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from app import clock
 from app.enums import MemoryType
 from app.models import RecordRow
 from app.retrieve import selector
+from app.retrieve.applicability import context_fit
 from app.retrieve.schemas import Selection, SelectionCandidate
 from app.retrieve.terms import coverage
 
@@ -21,10 +23,12 @@ def selection_for(
     cosine: Mapping[str, float],
     now: float,
     threshold: float,
+    context: Mapping[str, Any] | None = None,
+    weights: tuple[float, float, float] = selector.SEED_WEIGHTS,
 ) -> Selection:
     """Judge readable competence / plan graph records (best-ranked first)."""
-    options = [_option(row, terms, cosine.get(row.id)) for row in rows]
-    picked = selector.select(options, now, threshold)
+    options = [_option(row, terms, cosine.get(row.id), context) for row in rows]
+    picked = selector.select(options, now, threshold, weights)
     return Selection(
         selected_id=picked.selected.record_id if picked.selected else None,
         confidence=picked.confidence,
@@ -45,10 +49,23 @@ def selection_for(
     )
 
 
-def _option(row: RecordRow, terms: list[str], cosine: float | None) -> selector.Option:
-    """Applicability: the larger of query-term coverage and cosine similarity (absolute
-    measures, unlike the per-request scaled relevance); 0 without a query."""
-    applicability = max(coverage(terms, row.search_text), max(cosine or 0.0, 0.0))
+def applicability(
+    row: RecordRow, terms: list[str], cosine: float | None, context: Mapping[str, Any] | None
+) -> float:
+    """How well the record fits the query — the larger of query-term coverage and cosine
+    similarity (absolute measures, unlike the per-request scaled relevance) — and the
+    request's `context` (its triggers or constraints, app/retrieve/applicability.py): the
+    mean of the two when both speak, either alone otherwise, 0 when neither does."""
+    asked = bool(terms) or cosine is not None
+    by_query = max(coverage(terms, row.search_text), max(cosine or 0.0, 0.0)) if asked else None
+    by_context = context_fit(row.type, row.payload or {}, context) if context else None
+    known = [a for a in (by_query, by_context) if a is not None]
+    return min(1.0, sum(known) / len(known)) if known else 0.0
+
+
+def _option(
+    row: RecordRow, terms: list[str], cosine: float | None, context: Mapping[str, Any] | None
+) -> selector.Option:
     payload = row.payload or {}
     if row.type == MemoryType.competence.value:
         stats = payload.get("performance") or {}
@@ -66,7 +83,7 @@ def _option(row: RecordRow, terms: list[str], cosine: float | None) -> selector.
     return selector.Option(
         record_id=row.id,
         kind=row.type,
-        applicability=min(1.0, applicability),
+        applicability=applicability(row, terms, cosine, context),
         successes=successes,
         failures=failures,
         stated_rate=float(stated) if stated else None,

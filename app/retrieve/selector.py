@@ -1,9 +1,10 @@
 """The selector (pure): which competence or plan graph to use for the task at hand.
 
-Each candidate gets applicability (does it fit the query: the larger of query-term
-coverage of its text and its cosine similarity), success rate (Laplace-smoothed counts,
-0.5 when unknown) and recency (halves every 30 days since last use). Their weighted sum
-times the record's confidence is the candidate's strength (`Judged.confidence`).
+Each candidate gets applicability (does it fit the task: the query and the request's
+`context`, app/retrieve/selection.py), success rate (Laplace-smoothed counts, 0.5 when
+unknown) and recency (halves every 30 days since last use). Their weighted mean — the
+original's three equal weights unless `ranking.selector_weights` says otherwise — times
+the record's confidence is the candidate's strength (`Judged.confidence`).
 
 The selection confidence is the original Membrane's: the normalised score gap between
 the best and the second-best candidate, (best − second) / best — how clearly the best
@@ -17,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-APPLICABILITY_WEIGHT = 0.5
-SUCCESS_WEIGHT = 0.3
-RECENCY_WEIGHT = 0.2
+SEED_WEIGHTS = (1 / 3, 1 / 3, 1 / 3)  # applicability, success rate, recency
 RECENCY_HALF_LIFE_S = 30 * 86400.0
 UNKNOWN_SUCCESS = 0.5
 
@@ -67,10 +66,12 @@ def recency(last_used_at: float, now: float) -> float:
     return float(2.0 ** (-age / RECENCY_HALF_LIFE_S))
 
 
-def judge(c: Option, now: float) -> Judged:
+def judge(c: Option, now: float, weights: tuple[float, float, float] = SEED_WEIGHTS) -> Judged:
     rate = success_rate(c.successes, c.failures, c.stated_rate)
     fresh = recency(c.last_used_at, now)
-    score = APPLICABILITY_WEIGHT * c.applicability + SUCCESS_WEIGHT * rate + RECENCY_WEIGHT * fresh
+    applies, succeeds, recent = weights
+    total = applies + succeeds + recent
+    score = (applies * c.applicability + succeeds * rate + recent * fresh) / total if total else 0.0
     return Judged(
         record_id=c.record_id,
         kind=c.kind,
@@ -91,8 +92,14 @@ def selection_confidence(top: Sequence[float]) -> float:
     return max(0.0, (top[0] - top[1]) / top[0])
 
 
-def select(candidates: Sequence[Option], now: float, threshold: float) -> Verdict:
-    ranked = sorted((judge(c, now) for c in candidates), key=lambda j: (-j.confidence, j.record_id))
+def select(
+    candidates: Sequence[Option],
+    now: float,
+    threshold: float,
+    weights: tuple[float, float, float] = SEED_WEIGHTS,
+) -> Verdict:
+    judged = (judge(c, now, weights) for c in candidates)
+    ranked = sorted(judged, key=lambda j: (-j.confidence, j.record_id))
     best = ranked[0] if ranked else None
     confidence = selection_confidence([j.confidence for j in ranked[:2]])
     return Verdict(

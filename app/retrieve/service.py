@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -120,7 +121,7 @@ class RetrieveService:
             rows.sort(key=lambda r: ranking.layer_index(r.type))  # stable: score order kept
         return RetrieveResponse(
             items=self.items(rows, ranked, trust, now, with_relations=True),
-            selection=self.selection(ranked, trust, now),
+            selection=self.selection(ranked, trust, now, req.context),
             signals=ranked.signals,
         )
 
@@ -154,7 +155,13 @@ class RetrieveService:
             ]
         return out
 
-    def selection(self, ranked: Ranked, trust: TrustContext, now: float) -> Selection | None:
+    def selection(
+        self,
+        ranked: Ranked,
+        trust: TrustContext,
+        now: float,
+        context: Mapping[str, Any] | None = None,
+    ) -> Selection | None:
         picks = [
             c.id for c in ranked.order if c.type in SELECTABLE and not trust.redacts(c.sensitivity)
         ][:MAX_CANDIDATES]
@@ -166,8 +173,8 @@ class RetrieveService:
         rows = [row for row in rows if ranked.holds(row)]
         if not rows:
             return None
-        threshold = self.settings.selector_threshold
-        return selection_for(rows, ranked.terms, ranked.cosine, now, threshold)
+        threshold, weights = self.settings.selector_threshold, self.settings.selector_weights
+        return selection_for(rows, ranked.terms, ranked.cosine, now, threshold, context, weights)
 
     def items(
         self,
@@ -190,7 +197,9 @@ class RetrieveService:
         for row in rows:
             if trust.redacts(row.sensitivity):
                 # Metadata only: no payload and no scores that would hint at the content.
-                out.append(RetrievedItem(record=redacted_view(row), score=None, components=None))
+                out.append(
+                    RetrievedItem(record=redacted_view(row, now), score=None, components=None)
+                )
                 continue
             view = full_view(row, now, by_source[row.id], hidden=hidden)
             comp = ranked.components.get(row.id)

@@ -36,6 +36,7 @@ from app.revise.schemas import (
     SupersedeRequest,
     SupersedeResult,
 )
+from app.salience.service import zero_unaudited
 from app.trust import TrustContext
 
 FINAL_STATUSES = ("retracted", "superseded")
@@ -55,14 +56,13 @@ class RevisionService:
         spec = self._new_spec(req.new_record, [old], "new_record")
         spec = _with_revision(spec, old)
         now = clock.now()
-        record_repo.set_status(self.session, [old.id], "superseded", now)
+        previous = self._retire([old], "superseded", now)
         new = self.records.create(spec, trust)
         relations.link(self.session, new.id, "supersedes", old.id, now)
-        if old.type == MemoryType.semantic.value:
-            revision = {**old.payload.get("revision", {}), "superseded_by": new.id}
-            payload = {**old.payload, "revision": revision}
-            record_repo.set_payload(self.session, old.id, payload, now)
-        self._audit(old.id, "supersede", trust, now, req.rationale, superseded_by=new.id)
+        _set_revision(self.session, old, now, status="retracted", superseded_by=new.id)
+        self._audit(
+            old.id, "supersede", trust, now, req.rationale, superseded_by=new.id, **previous[0]
+        )
         self._audit(new.id, "supersede", trust, now, req.rationale, supersedes=old.id)
         old_out, new_out = self._views([old.id, new.id], trust)
         return SupersedeResult(old_record=old_out, new_record=new_out)
@@ -81,8 +81,9 @@ class RevisionService:
     def retract(self, record_id: str, req: RetractRequest, trust: TrustContext) -> RetractResult:
         row = self._lock_targets([record_id], trust)[0]
         now = clock.now()
-        record_repo.set_status(self.session, [row.id], "retracted", now)
-        self._audit(row.id, "retract", trust, now, req.rationale, previous_status=row.status)
+        previous = self._retire([row], "retracted", now)
+        _set_revision(self.session, row, now, status="retracted")
+        self._audit(row.id, "retract", trust, now, req.rationale, **previous[0])
         return RetractResult(record=self._views([row.id], trust)[0])
 
     def contest(self, record_id: str, req: ContestRequest, trust: TrustContext) -> ContestResult:
@@ -100,6 +101,7 @@ class RevisionService:
         else:
             relations.link_one_way(self.session, target.id, "contested_by", ref, now)
         record_repo.set_status(self.session, [target.id], "contested", now)
+        _set_revision(self.session, target, now, status="contested")
         self._audit(
             target.id,
             "contest",
@@ -120,12 +122,15 @@ class RevisionService:
         spec = self._new_spec(req.merged_record, sources, "merged_record")
         now = clock.now()
         ids = [s.id for s in sources]
-        record_repo.set_status(self.session, ids, "superseded", now)
+        previous = self._retire(sources, "superseded", now)
         merged = self.records.create(spec, trust)
-        for source_id in ids:
-            relations.link(self.session, merged.id, "derived_from", source_id, now)
-            relations.link(self.session, merged.id, "supersedes", source_id, now)
-            self._audit(source_id, "merge", trust, now, req.rationale, merged_into=merged.id)
+        for source, before in zip(sources, previous, strict=True):
+            relations.link(self.session, merged.id, "derived_from", source.id, now)
+            relations.link(self.session, merged.id, "supersedes", source.id, now)
+            _set_revision(self.session, source, now, status="retracted")
+            self._audit(
+                source.id, "merge", trust, now, req.rationale, merged_into=merged.id, **before
+            )
         self._audit(merged.id, "merge", trust, now, req.rationale, merged_from=ids)
         merged_out, *source_outs = self._views([merged.id, *ids], trust)
         return MergeResult(merged_record=merged_out, source_records=source_outs)
@@ -147,6 +152,17 @@ class RevisionService:
                 raise Conflict(f"Record {record_id!r} is {row.status}; revise its successor.")
             rows.append(row)
         return rows
+
+    def _retire(self, rows: Sequence[RecordRow], status: str, now: float) -> list[dict[str, Any]]:
+        """Retract or supersede `rows`: the status changes and, as in the original, their
+        salience becomes 0. What they were is returned for their audit entries."""
+        before = [
+            {"previous_status": r.status, "previous_salience": r.salience_at(now)} for r in rows
+        ]
+        ids = [r.id for r in rows]
+        record_repo.set_status(self.session, ids, status, now)
+        zero_unaudited(self.session, ids, now)
+        return before
 
     def _new_spec(self, spec: RecordCreate, targets: list[RecordRow], field: str) -> RecordCreate:
         """Check the new record against its targets and inherit scope and sensitivity
@@ -191,6 +207,15 @@ class RevisionService:
                 raise NotFound(f"No record {record_id!r}.")
             out.append(self.records.view(row, trust))
         return out
+
+
+def _set_revision(session: Session, row: RecordRow, now: float, **changes: str) -> None:
+    """A semantic record's `revision` block follows its status (the original's statuses:
+    active, contested, retracted — a superseded fact reads `retracted`, as there)."""
+    if row.type != MemoryType.semantic.value:
+        return
+    revision = {**(row.payload.get("revision") or {}), **changes}
+    record_repo.set_payload(session, row.id, {**row.payload, "revision": revision}, now)
 
 
 def _with_revision(spec: RecordCreate, old: RecordRow) -> RecordCreate:

@@ -5,6 +5,7 @@ the domains so that records' filter and the metrics use it too)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Double, func, literal, update
@@ -48,6 +49,17 @@ def penalize(session: Session, record_id: str, amount: float, now: float) -> flo
     lowered = greatest(dialect, current - literal(amount, Double), 0.0)
     new_base = greatest(dialect, lowered, RecordRow.min_salience)
     return _salience_update(session, record_id, new_base, now)
+
+
+def zero(session: Session, ids: Sequence[str], now: float) -> None:
+    """salience ← 0 for `ids` (a retracted or superseded record), clock reset."""
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id.in_(list(ids)))
+        .values(salience_base=0.0, salience_t0=now, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
 
 
 def set_pinned(session: Session, record_id: str, pinned: bool, now: float) -> bool:

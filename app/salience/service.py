@@ -5,10 +5,14 @@ Each salience change is one UPDATE statement computing the new value from the st
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.orm import Session
 
 from app import clock
 from app.audit import repository as audit_repo
+from app.config import PolicySettings
+from app.db import Database
 from app.errors import NotFound
 from app.models import RecordRow
 from app.records import repository as record_repo
@@ -24,6 +28,36 @@ def reinforce_unaudited(session: Session, record_id: str, now: float) -> float |
     already and writes its own audit entry (consolidation's promotion); None when the
     record is gone."""
     return salience_repo.reinforce(session, record_id, now)
+
+
+def zero_unaudited(session: Session, ids: Sequence[str], now: float) -> None:
+    """Salience 0 for records a revision retires (the original zeroes a retracted or
+    superseded record's salience); the revision writes its own audit entries."""
+    if ids:
+        salience_repo.zero(session, ids, now)
+
+
+ACCESS_ACTOR = "system:access"
+
+
+def reinforce_on_access(
+    db: Database, policy: PolicySettings, ids: Sequence[str], reader: str
+) -> None:
+    """The original reinforces a record whenever it is accessed. Opt-in here
+    (`policy.reinforce_on_access`): the records a read returned in full are reinforced
+    after it, in one write transaction of their own, each with an audit entry naming the
+    reader (a read alone never writes, so this is off by default)."""
+    if not (policy.reinforce_on_access and ids):
+        return
+    with db.transaction() as session:
+        now = clock.now()
+        for record_id in dict.fromkeys(ids):
+            value = salience_repo.reinforce(session, record_id, now)
+            if value is not None:
+                details = {"reader": reader, "salience": value}
+                audit_repo.append(
+                    session, record_id, "reinforce", ACCESS_ACTOR, now, "accessed", details
+                )
 
 
 class SalienceService:
