@@ -160,9 +160,9 @@ def test_metrics_audit_counts_leave_out_what_the_caller_cannot_see(client: TestC
     assert audit_entries(R) == before["reader"] + 2  # team-b is low; the reader has all scopes
     assert audit_entries(auth("team_a")) == before["team"]
     assert audit_entries(A) == admin_before + 4
-    usefulness = client.get("/v1/metrics", headers=R).json()["retrieval_usefulness"]
+    usefulness = client.get("/v1/metrics", headers=R).json()["feedback_usefulness_30d"]
     assert usefulness == 1.0
-    usefulness = client.get("/v1/metrics", headers=auth("team_a")).json()["retrieval_usefulness"]
+    usefulness = client.get("/v1/metrics", headers=auth("team_a")).json()["feedback_usefulness_30d"]
     assert usefulness is None  # the only reinforcements are on records team-a cannot see
 
 

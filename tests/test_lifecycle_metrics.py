@@ -31,10 +31,10 @@ def test_snapshot_counts_what_the_caller_sees(client: TestClient, db: Any) -> No
     create(client, COMPETENCE, salience=0.55, confidence=0.9)
     create(client, PLAN, salience=0.55, confidence=1.0)
     create(client, semantic(), who="admin", sensitivity="hyper")  # invisible to the writer
-    client.post(f"/v1/records/{a['id']}/retract", json={"rationale": "r"}, headers=auth("writer"))
     for _ in range(3):
         client.post(f"/v1/records/{a['id']}/reinforce", headers=auth("writer"))
     client.post(f"/v1/records/{a['id']}/penalize", json={"amount": 0.45}, headers=auth("writer"))
+    client.post(f"/v1/records/{a['id']}/retract", json={"rationale": "r"}, headers=auth("writer"))
 
     r = client.get("/v1/metrics", headers=auth("writer"))
     assert r.status_code == 200, r.text
@@ -50,17 +50,17 @@ def test_snapshot_counts_what_the_caller_sees(client: TestClient, db: Any) -> No
     }
     assert (m["active"], m["pinned"]) == (4, 1)
     assert m["avg_confidence"] == pytest.approx((0.5 + 0.7 + 0.9 + 0.9 + 1.0) / 5)
-    # a: 0.95 → reinforced ×3 (capped at 1) → penalized by 0.45 → 0.55
-    assert m["avg_salience"] == pytest.approx((0.15 + 0.55 * 4) / 5, abs=1e-6)
+    # a: 0.95 → reinforced ×3 (capped at 1) → penalized by 0.45 → 0.55 → retracted: 0
+    assert m["avg_salience"] == pytest.approx((0.15 + 0.55 * 3) / 5, abs=1e-6)
     counts = [b["count"] for b in m["salience_histogram"]]
-    assert counts == [0, 1, 0, 0, 0, 4, 0, 0, 0, 0]
+    assert counts == [1, 1, 0, 0, 0, 3, 0, 0, 0, 0]
     assert m["salience_histogram"][1] == {"lower": 0.1, "upper": 0.2, "count": 1}
     assert m["audit_entries"] == audit_total(db) - 1  # not the hyper record's create entry
-    assert m["memory_growth_rate"] == pytest.approx(5 / 24)
-    assert m["retrieval_usefulness"] == pytest.approx(0.75)
+    assert m["records_per_hour_24h"] == pytest.approx(5 / 24)
+    assert m["feedback_usefulness_30d"] == pytest.approx(0.75)
     assert m["competence_success_rate"] == pytest.approx(0.75)
     assert m["plan_reuse_frequency"] == pytest.approx(4.0)
-    assert m["revision_rate"] == pytest.approx(1 / 5)
+    assert m["revised_record_share"] == pytest.approx(1 / 5)
     admin = client.get("/v1/metrics", headers=auth("admin")).json()
     assert admin["total"] == 6 and admin["audit_entries"] == audit_total(db)
 
@@ -69,6 +69,7 @@ def test_snapshot_respects_scopes_and_empty_stores(client: TestClient) -> None:
     empty = client.get("/v1/metrics", headers=auth("reader")).json()
     assert empty["total"] == 0 and empty["avg_salience"] is None
     assert empty["revision_rate"] is None and empty["competence_success_rate"] is None
+    assert empty["memory_growth_rate"] == 0.0 and empty["revised_record_share"] is None
     create(client, semantic(), who="admin", scope="team-b")
     create(client, semantic(), who="admin", scope="team-a")
     create(client, semantic(), who="admin")

@@ -16,7 +16,8 @@ Active episodic records at least COMPRESS_AFTER_S old are grouped by (scope, thr
 or more becomes one compressed episodic record: a timeline with one entry per source
 episode, `derived_from` edges to each source, the tag `consolidation:compressed` and a
 longer half-life, so the gist outlives the raw episodes. The sources are kept (they
-decay and are pruned as usual).
+decay and are pruned as usual); as in the original, compression lowers their salience,
+by `scheduler.compression_source_factor` (0.5; 1.0 leaves them as they were).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from app.records.schemas import (
     RelationSpec,
 )
 from app.records.service import RecordService
+from app.salience.service import scale_unaudited
 from app.trust import TrustContext
 
 ACTOR = "system:consolidation"
@@ -142,7 +144,8 @@ def run_consolidation(db: Database, settings: Settings, *, now: float) -> dict[s
     `scheduler.consolidation_max_episodes` episodes; the rest waits for the next run."""
     policy = PolicyEngine(settings)
     limit = settings.scheduler.consolidation_max_episodes
-    counts = compress_episodes(db, policy, now=now, limit=limit)
+    factor = settings.scheduler.compression_source_factor
+    counts = compress_episodes(db, policy, now=now, limit=limit, source_factor=factor)
     counts.update(run_semantic_stage(db, policy, SYSTEM_TRUST, now=now, limit=limit))
     counts.update(run_extraction_stage(db, policy, SYSTEM_TRUST, settings, now=now))
     counts.update(run_competence_stage(db, policy, SYSTEM_TRUST, now=now, limit=limit))
@@ -157,7 +160,7 @@ def duplicates_resolved(counts: dict[str, Any]) -> int:
 
 
 def compress_episodes(
-    db: Database, policy: PolicyEngine, *, now: float, limit: int
+    db: Database, policy: PolicyEngine, *, now: float, limit: int, source_factor: float = 1.0
 ) -> dict[str, Any]:
     """Episodic compression: candidates listed without their payloads, then written in
     transactions of whole groups (a crash leaves each group compressed or untouched)."""
@@ -176,6 +179,7 @@ def compress_episodes(
                 if len(members) < MIN_GROUP:
                     continue  # deleted or revised since it was listed
                 service.create(compressed_spec(members), SYSTEM_TRUST, source_kind="consolidation")
+                scale_unaudited(session, [m.id for m in members], source_factor, now)
                 written += 1
                 sources += len(members)
     return {"candidates": len(keys), "compressed_records": written, "compressed_sources": sources}

@@ -32,6 +32,7 @@ class RecordGroup:
     salience_sum: float
     confidence_sum: float
     created_recently: int
+    positive: int  # with current salience > 0
 
 
 def _bucket(dialect: str, salience: ColumnElement[float]) -> ColumnElement[int]:
@@ -64,6 +65,7 @@ def record_groups(
     )
     bucket = _bucket(dialect, rows.c.salience).label("bucket")
     recent = case((rows.c.created_at >= literal(recent_since, Double), 1), else_=0)
+    positive = case((rows.c.salience > 0.0, 1), else_=0)
     stmt = select(
         rows.c.type,
         rows.c.status,
@@ -73,6 +75,7 @@ def record_groups(
         func.sum(rows.c.salience),
         func.sum(rows.c.confidence),
         func.sum(recent),
+        func.sum(positive),
     ).group_by(rows.c.type, rows.c.status, rows.c.pinned, bucket)
     return [
         RecordGroup(
@@ -84,8 +87,9 @@ def record_groups(
             salience_sum=float(s or 0.0),
             confidence_sum=float(c or 0.0),
             created_recently=int(r or 0),
+            positive=int(a or 0),
         )
-        for t, st, p, b, n, s, c, r in session.execute(stmt)
+        for t, st, p, b, n, s, c, r, a in session.execute(stmt)
     ]
 
 
@@ -97,13 +101,16 @@ def audit_count(session: Session, vis: Visibility) -> int:
 
 
 def audit_action_counts(
-    session: Session, vis: Visibility, actions: Sequence[str], since: float
+    session: Session, vis: Visibility, actions: Sequence[str], since: float | None
 ) -> dict[str, int]:
+    """Entries of each of `actions` (since `since`; None: ever)."""
     stmt = (
         select(AuditRow.action, func.count())
-        .where(AuditRow.action.in_(list(actions)), AuditRow.timestamp >= since)
+        .where(AuditRow.action.in_(list(actions)))
         .group_by(AuditRow.action)
     )
+    if since is not None:
+        stmt = stmt.where(AuditRow.timestamp >= since)
     return {a: int(n) for a, n in session.execute(_readable_audit(stmt, vis))}
 
 

@@ -21,6 +21,9 @@ from app.trust import TrustContext
 DAY_S = 86400.0
 USEFULNESS_WINDOW_S = 30 * DAY_S
 REVISED = frozenset({"superseded", "retracted", "contested"})
+# The original's revision actions (revise, fork, merge), under this service's names.
+REVISION_ACTIONS = ("supersede", "retract", "contest", "fork", "merge")
+SEED_BUCKETS = 5  # the original's histogram: 0.0-0.2, 0.2-0.4, ..., 0.8-1.0
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -34,13 +37,19 @@ def snapshot(session: Session, trust: TrustContext, now: float) -> MetricsSnapsh
     feedback = metrics_repo.audit_action_counts(
         session, vis, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
     )
+    actions = metrics_repo.audit_action_counts(session, vis, ["reinforce", *REVISION_ACTIONS], None)
+    entries = metrics_repo.audit_count(session, vis)
+    revisions = sum(actions.get(a, 0) for a in REVISION_ACTIONS)
     usage = metrics_repo.usage_totals(session, vis)
     ok, failed = usage.competence_successes, usage.competence_failures
     useful = feedback.get("reinforce", 0)
     return MetricsSnapshot(
         **_fold(groups),
-        audit_entries=metrics_repo.audit_count(session, vis),
-        retrieval_usefulness=_ratio(useful, useful + feedback.get("penalize", 0)),
+        audit_entries=entries,
+        total_audit_entries=entries,
+        retrieval_usefulness=_ratio(actions.get("reinforce", 0), entries),
+        feedback_usefulness_30d=_ratio(useful, useful + feedback.get("penalize", 0)),
+        revision_rate=_ratio(revisions, entries),
         competence_success_rate=_ratio(ok, ok + failed),
         plan_reuse_frequency=usage.plan_executions_avg,
         computed_at=to_datetime(now),
@@ -61,20 +70,37 @@ def _fold(groups: list[RecordGroup]) -> dict[str, object]:
         sums["active"] += g.count if g.status == "active" else 0
         sums["pinned"] += g.count if g.pinned else 0
         sums["revised"] += g.count if g.status in REVISED else 0
+        sums["positive"] += g.positive
     width = 1.0 / HISTOGRAM_BUCKETS
     return {
         "total": total,
+        "total_records": total,
         "by_type": by_type,
+        "records_by_type": by_type,
         "avg_salience": _ratio(sums["salience"], total),
         "avg_confidence": _ratio(sums["confidence"], total),
         "salience_histogram": [
             HistogramBucket(lower=round(i * width, 10), upper=round((i + 1) * width, 10), count=c)
             for i, c in enumerate(histogram)
         ],
+        "salience_distribution": _seed_distribution(histogram),
         "active": int(sums["active"]),
+        "active_records": int(sums["positive"]),
         "pinned": int(sums["pinned"]),
-        "memory_growth_rate": sums["recent"] / 24.0,
-        "revision_rate": _ratio(sums["revised"], total),
+        "pinned_records": int(sums["pinned"]),
+        "memory_growth_rate": _ratio(sums["recent"], total) or 0.0,
+        "records_per_hour_24h": sums["recent"] / 24.0,
+        "revised_record_share": _ratio(sums["revised"], total),
+    }
+
+
+def _seed_distribution(histogram: list[int]) -> dict[str, int]:
+    """The ten buckets folded into the original's five, keyed as there ("0.0-0.2")."""
+    per = HISTOGRAM_BUCKETS // SEED_BUCKETS
+    step = 1.0 / SEED_BUCKETS
+    return {
+        f"{i * step:.1f}-{(i + 1) * step:.1f}": sum(histogram[i * per : (i + 1) * per])
+        for i in range(SEED_BUCKETS)
     }
 
 

@@ -27,6 +27,11 @@ class PolicyEngine:
     def __init__(self, settings: Settings) -> None:
         self._policy = settings.policy
 
+    @property
+    def seed_audit_names(self) -> bool:
+        """Audit views name actions as the original does (app/audit/names.py)."""
+        return self._policy.seed_audit_action_names
+
     def confidence_for(self, source_kind: str | None) -> float:
         if source_kind is None:
             return 1.0

@@ -154,7 +154,8 @@ class RecordService:
         rels = relations.outgoing(self.session, [row.id], trust)
         history = audit_repo.for_record(self.session, row.id)
         hidden = unseen(self.session, named_refs([row], history), trust)
-        return full_view(row, clock.now(), rels, history, hidden)
+        seed_names = self.policy.seed_audit_names
+        return full_view(row, clock.now(), rels, history, hidden, seed_names=seed_names)
 
     def view(self, row: RecordRow, trust: TrustContext) -> MemoryRecordOut:
         rels = relations.outgoing(self.session, [row.id], trust)
@@ -179,7 +180,8 @@ class RecordService:
     def audit(self, record_id: str, trust: TrustContext) -> AuditPage:
         entries = self._audit_rows(record_id, trust)
         hidden = unseen(self.session, named_refs([], entries), trust)
-        return AuditPage(items=[audit_out(e, hidden) for e in entries])
+        seed_names = self.policy.seed_audit_names
+        return AuditPage(items=[audit_out(e, hidden, seed_names=seed_names) for e in entries])
 
     def _audit_rows(self, record_id: str, trust: TrustContext) -> list[AuditRow]:
         """History of a record; a deleted record's history stays readable under the trust

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 
+from app.audit.names import seed_name
 from app.clock import to_datetime
 from app.enums import MemoryType, Sensitivity, Status
 from app.models import AuditRow, RecordRow, RelationRow
@@ -31,15 +32,18 @@ def relation_out(rel: RelationRow) -> RelationOut:
     )
 
 
-def audit_out(entry: AuditRow, hidden: Collection[str] = ()) -> AuditEntryOut:
+def audit_out(
+    entry: AuditRow, hidden: Collection[str] = (), *, seed_names: bool = False
+) -> AuditEntryOut:
     """An audit entry; one naming a record in `hidden` (ids the caller may not read) shows
-    neither those ids nor its rationale (app/records/references.py)."""
+    neither those ids nor its rationale (app/records/references.py). With `seed_names`
+    its action reads as the original names it (app/audit/names.py)."""
     details = entry.details or {}
     redact = names_any(details, hidden)
     return AuditEntryOut(
         id=entry.id,
         record_id=entry.record_id,
-        action=entry.action,
+        action=seed_name(entry.action) if seed_names else entry.action,
         actor=entry.actor,
         timestamp=to_datetime(entry.timestamp),
         rationale=None if redact else entry.rationale,
@@ -53,6 +57,8 @@ def full_view(
     relations: Sequence[RelationRow] = (),
     audit: Sequence[AuditRow] | None = None,
     hidden: Collection[str] = (),
+    *,
+    seed_names: bool = False,
 ) -> MemoryRecordOut:
     """A readable record in full; ids in `hidden` are left out of its revision block and
     audit details."""
@@ -83,7 +89,9 @@ def full_view(
         interpretation=row.interpretation or {},
         payload=without_refs(row.payload, hidden),
         status=Status(row.status),
-        audit_log=[audit_out(a, hidden) for a in audit] if audit is not None else None,
+        audit_log=[audit_out(a, hidden, seed_names=seed_names) for a in audit]
+        if audit is not None
+        else None,
     )
 
 

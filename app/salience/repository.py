@@ -51,6 +51,18 @@ def penalize(session: Session, record_id: str, amount: float, now: float) -> flo
     return _salience_update(session, record_id, new_base, now)
 
 
+def scale(session: Session, ids: Sequence[str], factor: float, now: float) -> None:
+    """salience ← current × factor for `ids`, clock reset (pinned records keep theirs)."""
+    current = current_salience_sql(dialect_of(session), now)
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id.in_(list(ids)), RecordRow.pinned.is_(False))
+        .values(salience_base=current * factor, salience_t0=now, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+
+
 def zero(session: Session, ids: Sequence[str], now: float) -> None:
     """salience ← 0 for `ids` (a retracted or superseded record), clock reset."""
     stmt = (

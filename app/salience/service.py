@@ -37,6 +37,13 @@ def zero_unaudited(session: Session, ids: Sequence[str], now: float) -> None:
         salience_repo.zero(session, ids, now)
 
 
+def scale_unaudited(session: Session, ids: Sequence[str], factor: float, now: float) -> None:
+    """Lower the salience of episodes compression summarised (the original's episodic
+    compression); the compressed record's `derived_from` edges say which they were."""
+    if ids and factor < 1.0:
+        salience_repo.scale(session, ids, factor, now)
+
+
 ACCESS_ACTOR = "system:access"
 
 
