@@ -111,6 +111,21 @@ class LLMSettings(BaseModel):
     # never waits for it, so it only bounds how long a worker waits on a slow model).
     capture_interpretation: bool = False
     capture_timeout_s: float = Field(default=30.0, gt=0)
+    # As the original, capture interpretation may use its own endpoint and model; empty
+    # means the same as consolidation's (base_url, model, api_key).
+    capture_base_url: str = ""
+    capture_model: str = ""
+    capture_api_key: str = ""
+
+    def for_capture(self) -> LLMSettings:
+        """These settings with capture's own endpoint, model and key where set."""
+        return self.model_copy(
+            update={
+                "base_url": self.capture_base_url or self.base_url,
+                "model": self.capture_model or self.model,
+                "api_key": self.capture_api_key or self.api_key,
+            }
+        )
 
 
 class RankingSettings(BaseModel):

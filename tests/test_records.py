@@ -60,7 +60,8 @@ def test_create_each_type_and_read_back(client: TestClient, kind: str) -> None:
 
 def test_plan_edge_uses_from_alias(client: TestClient) -> None:
     rec = create(client, PAYLOADS["plan_graph"])
-    assert rec["payload"]["edges"] == [{"from": "a", "to": "b", "kind": "then"}]
+    # the original's edge kinds: an edge without a kind is a control dependency
+    assert rec["payload"]["edges"] == [{"from": "a", "to": "b", "kind": "control"}]
 
 
 def test_type_mismatch_and_bad_payload_are_422(client: TestClient) -> None:

@@ -46,7 +46,7 @@ DRAIN_LIMIT = 10_000
 
 
 def enabled(cfg: LLMSettings) -> bool:
-    return cfg.capture_interpretation and bool(cfg.base_url)
+    return cfg.capture_interpretation and bool(cfg.capture_base_url or cfg.base_url)
 
 
 def chat_client(cfg: LLMSettings) -> ChatClient:
@@ -148,7 +148,7 @@ class InterpretationWorker:
         """The running worker, or None when interpretation at capture is off."""
         if not enabled(settings.llm):
             return None
-        worker = cls(db, PolicyEngine(settings), settings.llm)
+        worker = cls(db, PolicyEngine(settings), settings.llm.for_capture())
         worker._thread = threading.Thread(
             target=worker._run, name="membrane-interpretation", daemon=True
         )

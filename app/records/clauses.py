@@ -58,6 +58,8 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
         clauses.append(status_of(dialect, flt.statuses).in_(list(flt.statuses)))
     if flt.min_salience is not None:
         clauses.append(current_salience_sql(dialect, query.now) >= flt.min_salience)
+    if flt.max_salience is not None:
+        clauses.append(current_salience_sql(dialect, query.now) <= flt.max_salience)
     if flt.created_after is not None:
         clauses.append(RecordRow.created_at >= flt.created_after)
     if flt.created_before is not None:

@@ -19,6 +19,7 @@ class RecordFilter:
     sensitivities: Sequence[int] = ()
     statuses: Sequence[str] = ()
     min_salience: float | None = None
+    max_salience: float | None = None  # the original's ListOptions.MaxSalience
     created_after: float | None = None
     created_before: float | None = None
     ids: Sequence[str] = field(default_factory=tuple)

@@ -68,6 +68,7 @@ def list_records(
     sensitivity: Annotated[list[Sensitivity] | None, Query()] = None,
     record_status: Annotated[list[Status] | None, Query(alias="status")] = None,
     min_salience: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    max_salience: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
@@ -80,6 +81,7 @@ def list_records(
         sensitivities=[s.rank for s in sensitivity or []],
         statuses=[s.value for s in record_status or []],
         min_salience=min_salience,
+        max_salience=max_salience,
         created_after=clock.to_epoch(created_after) if created_after else None,
         created_before=clock.to_epoch(created_before) if created_before else None,
     )

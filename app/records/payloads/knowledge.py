@@ -128,12 +128,12 @@ class PlanNode(StrictModel):
 
 
 class PlanEdge(StrictModel):
-    """`kind` is the original's data / control; any other label (today's default
-    `then`) is kept as given."""
+    """`kind` is the original's data / control (an edge sent without one is a control
+    dependency); any other label (the earlier default `then`) is kept as given."""
 
     from_: ShortText = Field(alias="from")
     to: ShortText
-    kind: ShortText = "then"
+    kind: ShortText = "control"
 
 
 class PlanMetrics(StrictModel):
