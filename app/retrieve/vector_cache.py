@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import literal_column, select, text
+from sqlalchemy import Integer, literal_column, select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -60,8 +60,8 @@ _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
 # subqueries: SQLite evaluates each once per statement, so they ride along with the
 # statement that lists the admitted ids instead of costing a round trip of their own.
 _SIGNATURE = (
-    literal_column("(SELECT n FROM vector_removals WHERE id = 1)"),
-    literal_column("(SELECT coalesce(max(rowid), 0) FROM record_embeddings)"),
+    literal_column("(SELECT n FROM vector_removals WHERE id = 1)", Integer),
+    literal_column("(SELECT coalesce(max(rowid), 0) FROM record_embeddings)", Integer),
 )
 
 
