@@ -81,9 +81,7 @@ def test_open_mode_opens_the_browser_without_a_key(open_server: str, tmp_path: P
         assert page.evaluate("sessionStorage.length") == 0  # no key was ever asked for
 
 
-def test_with_keys_the_page_asks_for_one_and_shows_nothing(
-    sqlite_url: str, tmp_path: Path
-) -> None:
+def test_with_keys_the_page_asks_for_one_and_shows_nothing(sqlite_url: str, tmp_path: Path) -> None:
     with live_server(make_settings(sqlite_url)) as base, chromium(tmp_path, WIDTH, HEIGHT) as page:
         assert httpx.get(f"{base}/readyz").json()["open_mode"] is False
         page.navigate(f"{base}/ui", ready=READY)
