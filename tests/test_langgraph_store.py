@@ -6,9 +6,11 @@ sweep, and a put whose answer is lost on the way back retried under its Idempote
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -269,3 +271,17 @@ def test_a_lost_answer_is_retried_under_the_same_idempotency_key(base: str) -> N
         assert len(transport.lost) == 1 and transport.lost[0].startswith("langgraph-")
         assert memory.get(ALICE, "style") is not None
     assert len(versions(base, "style")) == 1  # the retry replayed, it did not write again
+
+
+def test_the_store_imports_nothing_of_the_service() -> None:
+    """An HTTP client: installing the extra must be enough, no server module is reached."""
+    package = Path(__file__).resolve().parents[1] / "membrane_langgraph"
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not [m for m in modules if m == "app" or m.startswith("app.")], path
