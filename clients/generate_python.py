@@ -35,7 +35,10 @@ post_hooks:
 
 
 def openapi_document(workdir: Path) -> str:
-    """The service's OpenAPI document as the app serves it at /openapi.json."""
+    """The service's OpenAPI document as the app serves it at /openapi.json, with the
+    default settings (MEMBRANE_* variables of this environment left out)."""
+    for name in [n for n in os.environ if n.startswith("MEMBRANE_")]:
+        del os.environ[name]
     sys.path.insert(0, str(ROOT))
     from app.config import Settings
     from app.main import create_app
