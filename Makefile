@@ -55,7 +55,7 @@ fuzz: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy app bench tests deploy/docker/healthcheck.py
+	$(BIN)/mypy app bench tests deploy/docker/healthcheck.py clients/generate_python.py
 	$(BIN)/hadolint Dockerfile
 
 check: lint test
