@@ -11,14 +11,20 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# torch==2.13.0 first: it is a local CPU wheel; anything else would pull CUDA builds.
+# The default install: the service with its ONNX embedder and no torch (.venv: ~360 MB).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[local]'
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
+# `make test` also tests the torch runtime (the `torch` extra). torch is named as its CPU
+# build (+cpu): from the wheels pip already finds (find-links, a local index) or else
+# from PyTorch's CPU index; PyPI's default Linux wheel would pull the CUDA libraries.
+TORCH_VERSION ?= 2.13.0+cpu
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[local,dev]'
+	$(BIN)/pip install --quiet 'torch==$(TORCH_VERSION)' 2>/dev/null \
+		|| $(BIN)/pip install --quiet --extra-index-url $(TORCH_INDEX_URL) 'torch==$(TORCH_VERSION)'
+	$(BIN)/pip install --quiet -e '.[torch,dev]'
 	touch $@
 
 install: $(VENV)/.installed

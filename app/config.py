@@ -266,8 +266,9 @@ class Settings(BaseSettings):
     worker_nice: int = Field(default=10, ge=0, le=19)
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
     # json: one JSON object a line (what log collectors on Kubernetes expect); text: for a
-    # terminal. Level of the service's and uvicorn's loggers (other libraries: warnings up).
-    log_format: Literal["json", "text"] = "json"
+    # terminal; auto: text when stderr is a terminal, else json. Level of the service's and
+    # uvicorn's loggers (other libraries: warnings up).
+    log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # `python -m app.serve` migrates the database at start, under the migration lock
     # (app/migrate.py). false: it only checks that the schema is at head and refuses to
@@ -301,6 +302,21 @@ class Settings(BaseSettings):
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     cors: CorsSettings = Field(default_factory=CorsSettings)
     tls: TlsSettings = Field(default_factory=TlsSettings)
+
+    def listen_host(self) -> str:
+        """The address `membrane serve` binds: open mode (no keys) keeps to the loopback
+        whatever MEMBRANE_HOST says."""
+        if self.open_mode and self.host not in ("127.0.0.1", "localhost", "::1"):
+            return "127.0.0.1"
+        return self.host
+
+    def address(self) -> str:
+        """Where a person on this machine reaches the server: scheme, host and port."""
+        host = self.listen_host()
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
+        host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        scheme = "https" if self.tls.cert_file else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

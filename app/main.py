@@ -99,12 +99,17 @@ def _lifespan(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        base = settings.address()
         log.info(
-            "membrane ready: tier %d (%s), %s mode, background %s",
+            "membrane ready: tier %d (%s), %s mode, background %s; API %s/v1, docs %s/docs, "
+            "memory browser %s/ui",
             state.db.tier,
             state.db.tier.name,
             "open" if state.keys.open_mode else "authenticated",
             settings.background,
+            base,
+            base,
+            base,
         )
         # Sync endpoints run on anyio's thread pool: give every admitted request a thread.
         threads = anyio.to_thread.current_default_thread_limiter()

@@ -1,7 +1,7 @@
 """The six payload shapes, discriminated on `kind`.
 
 They follow the original Membrane's record types field for field; where today's field
-names differ, both are accepted (README, "Payload shapes")."""
+names differ, both are accepted (docs/choices.md, "Payload shapes")."""
 
 from __future__ import annotations
 
