@@ -7,6 +7,9 @@
     membrane export --url URL -o F  NDJSON of a store (admin key)
     membrane import F --url URL     load an export; a second import changes nothing
     membrane keys create …          a new API key and its MEMBRANE_API_KEYS entry
+    membrane backup PATH            a consistent copy of the configured store, verified
+    membrane restore PATH           a backup back into the configured store
+    membrane verify PATH|URL        a backup's (or a database's) integrity, schema, counts
 
 Settings come from the environment and `.env` as for the service; the client commands
 (mcp, export, import) take `--url` / `--api-key` or MEMBRANE_URL / MEMBRANE_API_KEY."""
@@ -22,9 +25,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from app.enums import Sensitivity
 from app.security import hash_key
+
+if TYPE_CHECKING:
+    from app.backup.service import Report as BackupReport
+    from app.config import Settings
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 
@@ -61,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_export(commands)
     _add_import(commands)
     _add_keys(commands)
+    _add_backup(commands)
     return parser
 
 
@@ -120,6 +129,91 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="a role (repeat; default read)",
     )
     create.set_defaults(handler=_keys_create)
+
+
+def _add_backup(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pg_bin = "where pg_dump / pg_restore are (PostgreSQL; default: PATH)"
+    backup = commands.add_parser(
+        "backup",
+        help="copy the configured store to PATH while it serves, then verify the copy",
+        description="SQLite: one file, a consistent snapshot (SQLite's online backup API). "
+        "PostgreSQL: a pg_dump custom-format archive. See docs/operations.md.",
+    )
+    backup.add_argument("path", help="the backup file to write (replaced once whole)")
+    backup.add_argument("--pg-bin", help=pg_bin)
+    backup.set_defaults(handler=_backup)
+    restore = commands.add_parser(
+        "restore",
+        help="load a verified backup into the configured store (stop the service first)",
+        description="SQLite: replaces the configured database file's contents. PostgreSQL: "
+        "pg_restore into the configured database, which must be empty.",
+    )
+    restore.add_argument("path", help="a file written by `membrane backup`")
+    restore.add_argument("--force", action="store_true", help="SQLite: replace a store's records")
+    restore.add_argument("--pg-bin", help=pg_bin)
+    restore.set_defaults(handler=_restore)
+    verify = commands.add_parser(
+        "verify",
+        help="check a backup file or a database URL: integrity, schema revision, row counts",
+    )
+    verify.add_argument("target", help="a backup file, or a database URL")
+    verify.add_argument("--pg-bin", help=pg_bin)
+    verify.set_defaults(handler=_verify)
+
+
+def _backup(args: argparse.Namespace, _rest: list[str]) -> None:
+    from pathlib import Path
+
+    from app.backup import service
+
+    settings = _settings()
+    with _backup_errors():
+        report = service.backup(
+            settings.database_url, settings.database, Path(args.path), args.pg_bin
+        )
+    _print_report(report)
+
+
+def _restore(args: argparse.Namespace, _rest: list[str]) -> None:
+    from pathlib import Path
+
+    from app.backup import service
+
+    settings = _settings()
+    with _backup_errors():
+        report = service.restore(
+            Path(args.path), settings.database_url, settings.database, args.pg_bin, force=args.force
+        )
+    _print_report(report)
+
+
+def _verify(args: argparse.Namespace, _rest: list[str]) -> None:
+    from app.backup import service
+
+    settings = _settings()
+    _print_report(service.verify(args.target, settings.database, args.pg_bin))
+
+
+def _settings() -> Settings:
+    from app.startup import settings_or_exit
+
+    return settings_or_exit()
+
+
+@contextmanager
+def _backup_errors() -> Iterator[None]:
+    from app.backup.service import BackupError
+
+    try:
+        yield
+    except (BackupError, OSError, ValueError) as exc:
+        raise SystemExit(f"membrane: {exc}") from None
+
+
+def _print_report(report: BackupReport) -> None:
+    print(json.dumps(report.as_dict(), indent=2))
+    if not report.ok:
+        raise SystemExit(f"membrane: {report.target} fails verify")
 
 
 def _serve(_args: argparse.Namespace, _rest: list[str]) -> None:
