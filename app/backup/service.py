@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from alembic.script import ScriptDirectory
-from sqlalchemy.engine import make_url
 
 from app.backup import pg_tools, repository, sqlite_copy
 from app.config import DatabaseSettings
-from app.db import make_engine, normalize_url
+from app.db import make_engine
 from app.migrate import alembic_config, head_revision
 
 
@@ -104,7 +103,7 @@ def verify(target: str, cfg: DatabaseSettings, pg_bin: str | None) -> Report:
 
 
 def _verify_database(url: str, cfg: DatabaseSettings) -> Report:
-    shown = make_url(normalize_url(url)).render_as_string(hide_password=True)
+    shown = sqlite_copy.shown_url(url)
     report = Report(shown, "sqlite" if sqlite_copy.database_path(url) else "postgresql")
     engine = make_engine(url, cfg)
     try:

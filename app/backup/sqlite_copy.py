@@ -31,6 +31,11 @@ def database_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
+def shown_url(url: str) -> str:
+    """The URL as a report may show it (no password)."""
+    return make_url(normalize_url(url)).render_as_string(hide_password=True)
+
+
 def open_file(path: Path, cfg: DatabaseSettings) -> Any:
     """A DB-API connection to a SQLite file (SQLCipher's, keyed, when a key is set)."""
     key = cfg.encryption_key.get_secret_value()
