@@ -46,7 +46,8 @@ test: install-dev system-deps
 # The Schemathesis campaign of tests/test_fuzz.py at full length: FUZZ_EXAMPLES random cases
 # per store (on top of the coverage phase's fixed ones), shrinking on; `make test` runs a short
 # seeded variant. Reports (schemathesis.txt, report.json, server.log, summary.txt) per store in
-# FUZZ_REPORT_DIR. Another seed: make fuzz FUZZ_SEED=7.
+# FUZZ_REPORT_DIR. Every run (here, in `make test` and CI) draws a fresh seed and prints it;
+# replay one with make fuzz FUZZ_SEED=<seed>.
 # It also runs the trust property over random revisions and imports (tests/
 # test_trust_revision_properties.py) with REVISION_EXAMPLES examples per store (make test: 40).
 FUZZ_EXAMPLES ?= 10000

@@ -7,6 +7,9 @@
     membrane export --url URL -o F  NDJSON of a store (admin key)
     membrane import F --url URL     load an export; a second import changes nothing
     membrane keys create …          a new API key and the MEMBRANE_API_KEYS holding it
+    membrane backup PATH            a consistent copy of the configured store, verified
+    membrane restore PATH           a backup back into the configured store
+    membrane verify PATH|URL        a backup's (or a database's) integrity, schema, counts
 
 Settings come from the environment and `.env` as for the service; the client commands
 (mcp, export, import) take `--url` / `--api-key` or MEMBRANE_URL / MEMBRANE_API_KEY."""
@@ -24,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
+from app.backup.cli import add_backup_commands
 from app.enums import Sensitivity
 from app.security import hash_key
 
@@ -67,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_export(commands)
     _add_import(commands)
     _add_keys(commands)
+    add_backup_commands(commands)
     return parser
 
 

@@ -155,7 +155,7 @@ class DatabaseSettings(BaseModel):
     pool_timeout_s: float = Field(default=3.0, gt=0)
     # PostgreSQL: give up opening a connection after this (an unreachable host answers 503
     # instead of holding the request); TCP keepalives notice a peer that vanished.
-    pg_connect_timeout_s: int = Field(default=5, ge=1, le=300)
+    pg_connect_timeout_s: int = Field(default=4, ge=1, le=300)
     # SQLite: how long a writer waits for another process's write lock (then 503).
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
     # SQLite: how long a writer waits for this process's write turn (then 503).
@@ -163,6 +163,13 @@ class DatabaseSettings(BaseModel):
     # SQLite encrypted with SQLCipher (app/sqlcipher.py). Set it as MEMBRANE_ENCRYPTION_KEY;
     # Settings copies it here so that every engine made from these settings is keyed.
     encryption_key: SecretStr = SecretStr("")
+    # Deadlines of a request's database work (app/deadline.py, docs/operations.md): on
+    # PostgreSQL each statement stops after statement_timeout_ms and each lock wait after
+    # lock_timeout_ms (server side); a call the database has not answered within
+    # request_deadline_s is cancelled from this side (both stores). Then 503.
+    statement_timeout_ms: int = Field(default=4000, ge=0, le=3_600_000)
+    lock_timeout_ms: int = Field(default=2000, ge=0, le=3_600_000)
+    request_deadline_s: float = Field(default=5.0, gt=0, le=3600)
 
 
 class CapacitySettings(BaseModel):

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import deadline
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.sqlcipher import EncryptionError, apply_key, plain_file_problem, sqlcipher_dbapi
@@ -81,9 +82,13 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
             # retrieval's data-dependent queries (how common a word is, how big a scope)
             # is the wrong plan for most of them. Also what PgBouncer's transaction mode needs.
             "prepare_threshold": None,
+            "options": deadline.pg_options(cfg),
         }
-        return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
-    return _sqlite_engine(url, cfg, pool)
+        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+    else:
+        engine = _sqlite_engine(url, cfg, pool)
+    deadline.install(engine, cfg)
+    return engine
 
 
 def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: dict[str, Any]) -> Engine:

@@ -158,6 +158,31 @@ def database_unavailable(exc: OperationalError) -> bool:
     return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
 
 
+STORAGE_FULL_SLUG = "storage-full"
+TIMEOUT_SLUG = "database-timeout"
+STORAGE_FULL_RETRY_S = 30  # space comes back when an operator frees it, not in a second
+# PostgreSQL: disk_full (53100); query_canceled (57014: statement_timeout or the request
+# deadline's cancel) and lock_not_available (55P03: lock_timeout).
+_FULL_SQLSTATES = ("53100",)
+_TIMEOUT_SQLSTATES = ("57014", "55P03")
+
+
+def _sqlstate(exc: OperationalError) -> str:
+    return str(getattr(exc.orig, "sqlstate", None) or "")
+
+
+def storage_full(exc: OperationalError) -> bool:
+    """The database ran out of space: the write's transaction was rolled back whole, reads
+    still work, and the same write succeeds once space is back."""
+    return "database or disk is full" in str(exc.orig) or _sqlstate(exc) in _FULL_SQLSTATES
+
+
+def timed_out(exc: OperationalError) -> bool:
+    """A statement ran past its deadline or a lock wait past lock_timeout (PostgreSQL), or a
+    request's statement was interrupted (SQLite): rolled back, a retry can succeed."""
+    return _sqlstate(exc) in _TIMEOUT_SQLSTATES or str(exc.orig) == "interrupted"
+
+
 def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(request: Request, exc: DomainError) -> JSONResponse:
@@ -200,18 +225,42 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _operational(request: Request, exc: OperationalError) -> JSONResponse:
-        if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
-            return _overloaded(request, "The database is busy; retry shortly.")
-        if database_unavailable(exc):  # the transaction died with the connection: retry
-            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
-            return _overloaded(
-                request, "The database is unavailable; retry shortly.", slug=UNAVAILABLE_SLUG
-            )
-        return _internal_error(request, exc)
+        return operational_response(request, exc)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return _internal_error(request, exc)
+
+
+def operational_response(request: Request, exc: OperationalError) -> JSONResponse:
+    """503 with Retry-After for a database that is busy, full, past its deadline or gone;
+    any other operational error is a fault (500)."""
+    where = f"{request.method} {request.url.path}"
+    if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
+        return _overloaded(request, "The database is busy; retry shortly.")
+    if storage_full(exc):
+        log.error("storage full on %s: %s", where, exc.orig)
+        return _overloaded(
+            request,
+            "The database has no space left; nothing of this request was written. Reads "
+            "still work; retry the write once space is freed.",
+            slug=STORAGE_FULL_SLUG,
+            retry_after_s=STORAGE_FULL_RETRY_S,
+        )
+    if timed_out(exc):
+        log.warning("deadline on %s: %s", where, exc.orig)
+        return _overloaded(
+            request,
+            "The database did not answer within the deadline; this request's transaction "
+            "was rolled back. Retry shortly.",
+            slug=TIMEOUT_SLUG,
+        )
+    if database_unavailable(exc):  # the transaction died with the connection: retry
+        log.warning("database unavailable on %s: %s", where, exc)
+        return _overloaded(
+            request, "The database is unavailable; retry shortly.", slug=UNAVAILABLE_SLUG
+        )
+    return _internal_error(request, exc)
 
 
 def _internal_error(request: Request, exc: Exception) -> JSONResponse:
@@ -221,14 +270,16 @@ def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _overloaded(request: Request, detail: str, *, slug: str = Overloaded.slug) -> JSONResponse:
+def _overloaded(
+    request: Request, detail: str, *, slug: str = Overloaded.slug, retry_after_s: int = 1
+) -> JSONResponse:
     return problem_response(
         503,
         detail,
         slug=slug,
         title=Overloaded.title,
         instance=request.url.path,
-        headers={"Retry-After": "1"},
+        headers={"Retry-After": str(retry_after_s)},
     )
 
 

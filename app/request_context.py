@@ -15,6 +15,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import CorsSettings
+from app.deadline import serving_request
 from app.logs import bind_request_id
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -62,7 +63,8 @@ class RequestContextMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            with serving_request():  # the request's database work has deadlines
+                await self.app(scope, receive, send_with_id)
         finally:
             _log_access(scope, status, time.perf_counter() - started)
 

@@ -27,6 +27,7 @@ from app.clock import to_datetime
 from app.config import Settings
 from app.consolidation.service import run_consolidation
 from app.db import Database
+from app.deadline import unbounded
 from app.errors import Conflict
 from app.idempotency.service import purge_expired
 from app.jobs import repository as jobs_repo
@@ -190,7 +191,8 @@ def job_run_out(row: JobRunRow) -> JobRunOut:
 
 def run_now(db: Database, settings: Settings, job: str) -> JobRunOut:
     """A manual run, waited for; 409 while another runner holds the job's lock."""
-    outcome = run_job(db, settings, job, "manual")
+    with unbounded():  # a job's statements may take long; the caller chose to wait
+        outcome = run_job(db, settings, job, "manual")
     if outcome.run is None:
         raise Conflict(f"Job {job!r} is running elsewhere; try again later.")
     return job_run_out(outcome.run)

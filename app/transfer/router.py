@@ -10,8 +10,9 @@ from typing import IO, Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import RootModel
+from pydantic import RootModel, ValidationError
 
 from app.deps import Admin, NarrowingDep, StateDep
 from app.enums import MemoryType
@@ -80,13 +81,18 @@ def export_memory(
     created_before: datetime | None = None,
     include_embeddings: bool = False,
 ) -> NDJSONResponse:
-    filters = ExportFilters(
-        scopes=scope or [],
-        types=type or [],
-        created_after=created_after,
-        created_before=created_before,
-        include_embeddings=include_embeddings,
-    )
+    try:  # a type named twice counts once (there are six; repeating one is no error)
+        filters = ExportFilters(
+            scopes=list(dict.fromkeys(scope or [])),
+            types=list(dict.fromkeys(type or [])),
+            created_after=created_after,
+            created_before=created_before,
+            include_embeddings=include_embeddings,
+        )
+    except ValidationError as exc:  # anything else the filters refuse is the query's fault
+        raise RequestValidationError(
+            [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
+        ) from None
     lines = service.export_lines(state.db, filters, trust_for(principal, narrowing))
     header = next(lines)  # the first read runs now: a database error is still an answer
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
