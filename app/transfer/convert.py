@@ -3,7 +3,7 @@ restored record is the record that was exported."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from app.enums import Sensitivity
 from app.models import AuditRow, EntityTermRow, ProvenanceRow, RecordRow, RelationRow
@@ -16,8 +16,77 @@ from app.transfer.schemas import (
     RelationLine,
 )
 
+# An export line is JSON out: written as it is built (lines.dump), never read back here.
+# An import row is the column values of one INSERT, read by the writer (ids, tags).
 
-def record_line(row: RecordRow) -> dict[str, Any]:
+
+class RecordInsert(TypedDict):
+    id: str
+    type: str
+    status: str
+    sensitivity: int
+    confidence: float
+    scope: str | None
+    tags: list[str]
+    created_at: float
+    updated_at: float
+    salience_base: float
+    salience_t0: float
+    salience_swept: float
+    decay_curve: str
+    half_life_s: float
+    min_salience: float
+    max_age_s: float | None
+    reinforcement_gain: float
+    pinned: bool
+    deletion_policy: str
+    created_by: str
+    provenance: dict[str, object]
+    interpretation: dict[str, object]
+    payload: dict[str, object]
+    search_text: str
+    embedding_status: str
+
+
+class IdRowInsert(TypedDict):
+    """A row of a table whose integer id an import keeps where free (None: a new id)."""
+
+    id: int | None
+
+
+class RelationInsert(IdRowInsert):
+    source_id: str
+    predicate: str
+    target_id: str
+    weight: float
+    created_at: float
+
+
+class ProvenanceInsert(IdRowInsert):
+    record_id: str
+    kind: str
+    ref: str | None
+    hash: str | None
+    created_by: str | None
+    timestamp: float | None
+
+
+class AuditInsert(IdRowInsert):
+    record_id: str
+    action: str
+    actor: str
+    timestamp: float
+    rationale: str | None
+    details: dict[str, object]
+
+
+class TermInsert(TypedDict):
+    record_id: str
+    term: str
+    scope: str
+
+
+def record_line(row: RecordRow) -> dict[str, object]:
     return {
         "kind": "record",
         "id": row.id,
@@ -49,7 +118,7 @@ def record_line(row: RecordRow) -> dict[str, Any]:
     }
 
 
-def relation_line(row: RelationRow) -> dict[str, Any]:
+def relation_line(row: RelationRow) -> dict[str, object]:
     return {
         "kind": "relation",
         "id": row.id,
@@ -61,7 +130,7 @@ def relation_line(row: RelationRow) -> dict[str, Any]:
     }
 
 
-def provenance_line(row: ProvenanceRow) -> dict[str, Any]:
+def provenance_line(row: ProvenanceRow) -> dict[str, object]:
     return {
         "kind": "provenance",
         "id": row.id,
@@ -74,11 +143,11 @@ def provenance_line(row: ProvenanceRow) -> dict[str, Any]:
     }
 
 
-def term_line(row: EntityTermRow) -> dict[str, Any]:
+def term_line(row: EntityTermRow) -> dict[str, object]:
     return {"kind": "entity_term", "record_id": row.record_id, "term": row.term, "scope": row.scope}
 
 
-def audit_line(row: AuditRow) -> dict[str, Any]:
+def audit_line(row: AuditRow) -> dict[str, object]:
     return {
         "kind": "audit",
         "id": row.id,
@@ -91,7 +160,7 @@ def audit_line(row: AuditRow) -> dict[str, Any]:
     }
 
 
-def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str, Any]:
+def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str, object]:
     return {
         "kind": "embedding",
         "record_id": record_id,
@@ -101,7 +170,7 @@ def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str,
     }
 
 
-def record_row(line: RecordLine) -> dict[str, Any]:
+def record_row(line: RecordLine) -> RecordInsert:
     """A records row; `embedding_status` says whether the embedding worker should pick
     it up (a vector imported with it turns it to done)."""
     sal = line.salience
@@ -137,7 +206,7 @@ def record_row(line: RecordLine) -> dict[str, Any]:
     }
 
 
-def relation_row(line: RelationLine) -> dict[str, Any]:
+def relation_row(line: RelationLine) -> RelationInsert:
     return {
         "id": line.id,
         "source_id": line.source_id,
@@ -148,7 +217,7 @@ def relation_row(line: RelationLine) -> dict[str, Any]:
     }
 
 
-def provenance_row(line: ProvenanceLine) -> dict[str, Any]:
+def provenance_row(line: ProvenanceLine) -> ProvenanceInsert:
     return {
         "id": line.id,
         "record_id": line.record_id,
@@ -160,11 +229,11 @@ def provenance_row(line: ProvenanceLine) -> dict[str, Any]:
     }
 
 
-def term_row(line: EntityTermLine) -> dict[str, Any]:
+def term_row(line: EntityTermLine) -> TermInsert:
     return {"record_id": line.record_id, "term": line.term, "scope": line.scope}
 
 
-def audit_row(line: AuditLine) -> dict[str, Any]:
+def audit_row(line: AuditLine) -> AuditInsert:
     return {
         "id": line.id,
         "record_id": line.record_id,
