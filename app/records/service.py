@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -236,7 +235,7 @@ class RecordService:
         return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
 
 
-def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
+def _tombstone(row: RecordRow, now: float) -> dict[str, object]:
     """What the `delete` audit entry keeps of the record (its trail stays trust-checked
     by this scope and sensitivity)."""
     return {

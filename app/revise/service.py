@@ -161,7 +161,7 @@ class RevisionService:
             raise Unprocessable(
                 f"{field}: a semantic record needs payload.evidence or provenance.sources."
             )
-        updates: dict[str, Any] = {}
+        updates: dict[str, object] = {}
         scopes = {t.scope for t in targets}
         if "scope" not in spec.model_fields_set and len(scopes) == 1:
             updates["scope"] = scopes.pop()
