@@ -3,11 +3,16 @@ restored record is the record that was exported."""
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from app.enums import Sensitivity
 from app.models import AuditRow, EntityTermRow, ProvenanceRow, RecordRow, RelationRow
 from app.records.search_text import searchable_text
+from app.transfer.repository import (
+    AuditInsert,
+    ProvenanceInsert,
+    RecordInsert,
+    RelationInsert,
+    TermInsert,
+)
 from app.transfer.schemas import (
     AuditLine,
     EntityTermLine,
@@ -17,73 +22,7 @@ from app.transfer.schemas import (
 )
 
 # An export line is JSON out: written as it is built (lines.dump), never read back here.
-# An import row is the column values of one INSERT, read by the writer (ids, tags).
-
-
-class RecordInsert(TypedDict):
-    id: str
-    type: str
-    status: str
-    sensitivity: int
-    confidence: float
-    scope: str | None
-    tags: list[str]
-    created_at: float
-    updated_at: float
-    salience_base: float
-    salience_t0: float
-    salience_swept: float
-    decay_curve: str
-    half_life_s: float
-    min_salience: float
-    max_age_s: float | None
-    reinforcement_gain: float
-    pinned: bool
-    deletion_policy: str
-    created_by: str
-    provenance: dict[str, object]
-    interpretation: dict[str, object]
-    payload: dict[str, object]
-    search_text: str
-    embedding_status: str
-
-
-class IdRowInsert(TypedDict):
-    """A row of a table whose integer id an import keeps where free (None: a new id)."""
-
-    id: int | None
-
-
-class RelationInsert(IdRowInsert):
-    source_id: str
-    predicate: str
-    target_id: str
-    weight: float
-    created_at: float
-
-
-class ProvenanceInsert(IdRowInsert):
-    record_id: str
-    kind: str
-    ref: str | None
-    hash: str | None
-    created_by: str | None
-    timestamp: float | None
-
-
-class AuditInsert(IdRowInsert):
-    record_id: str
-    action: str
-    actor: str
-    timestamp: float
-    rationale: str | None
-    details: dict[str, object]
-
-
-class TermInsert(TypedDict):
-    record_id: str
-    term: str
-    scope: str
+# An import row is what the repository inserts (its RecordInsert, RelationInsert, ...).
 
 
 def record_line(row: RecordRow) -> dict[str, object]:

@@ -5,6 +5,7 @@ already, inserts keeping the source's ids where they are free)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypedDict
 
 import numpy as np
 from sqlalchemy import and_, exists, insert, or_, select, text
@@ -23,7 +24,6 @@ from app.models import (
 )
 from app.records import repository as record_repo
 from app.records.filters import RecordQuery
-from app.transfer.convert import IdRowInsert, RecordInsert, TermInsert
 
 # Tables whose integer ids an import keeps (where free) and whose sequence it advances.
 ID_TABLES: dict[str, type[RelationRow] | type[AuditRow] | type[ProvenanceRow]] = {
@@ -31,6 +31,75 @@ ID_TABLES: dict[str, type[RelationRow] | type[AuditRow] | type[ProvenanceRow]] =
     "audit_log": AuditRow,
     "provenance_sources": ProvenanceRow,
 }
+
+
+# The rows an import inserts, column for column (app/transfer/convert.py builds them).
+class RecordInsert(TypedDict):
+    id: str
+    type: str
+    status: str
+    sensitivity: int
+    confidence: float
+    scope: str | None
+    tags: list[str]
+    created_at: float
+    updated_at: float
+    salience_base: float
+    salience_t0: float
+    salience_swept: float
+    decay_curve: str
+    half_life_s: float
+    min_salience: float
+    max_age_s: float | None
+    reinforcement_gain: float
+    pinned: bool
+    deletion_policy: str
+    created_by: str
+    provenance: dict[str, object]
+    interpretation: dict[str, object]
+    payload: dict[str, object]
+    search_text: str
+    embedding_status: str
+
+
+class IdRowInsert(TypedDict):
+    """A row of a table whose integer id an import keeps where free (None: a new id)."""
+
+    id: int | None
+
+
+class RelationInsert(IdRowInsert):
+    source_id: str
+    predicate: str
+    target_id: str
+    weight: float
+    created_at: float
+
+
+class ProvenanceInsert(IdRowInsert):
+    record_id: str
+    kind: str
+    ref: str | None
+    hash: str | None
+    created_by: str | None
+    timestamp: float | None
+
+
+class AuditInsert(IdRowInsert):
+    record_id: str
+    action: str
+    actor: str
+    timestamp: float
+    rationale: str | None
+    details: dict[str, object]
+
+
+class TermInsert(TypedDict):
+    record_id: str
+    term: str
+    scope: str
+
+
 RelationKey = tuple[str, str, str, float]
 AuditKey = tuple[str, str, str, float]
 

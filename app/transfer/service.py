@@ -309,9 +309,7 @@ class _Writer:
         self.created["embedding"] += len(usable)
 
     @staticmethod
-    def _insert_keeping_ids(
-        session: Session, table: str, rows: Sequence[convert.IdRowInsert]
-    ) -> None:
+    def _insert_keeping_ids(session: Session, table: str, rows: Sequence[repo.IdRowInsert]) -> None:
         taken = repo.taken_ids(session, table, [r["id"] for r in rows if r["id"] is not None])
         for row in rows:
             if row["id"] in taken:
