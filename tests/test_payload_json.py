@@ -15,11 +15,14 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (stored.EpisodicJson, payloads.EpisodicPayload),
     (stored.WorkingJson, payloads.WorkingPayload),
     (stored.EntityJson, payloads.EntityPayload),
+    (stored.RevisionJson, payloads.Revision),
     (stored.SemanticJson, payloads.SemanticPayload),
     (stored.TriggerJson, payloads.Trigger),
     (stored.RecipeStepJson, payloads.RecipeStep),
+    (stored.PerformanceJson, payloads.Performance),
     (stored.CompetenceJson, payloads.CompetencePayload),
     (stored.PlanNodeJson, payloads.PlanNode),
+    (stored.PlanMetricsJson, payloads.PlanMetrics),
     (stored.PlanGraphJson, payloads.PlanGraphPayload),
 ]
 

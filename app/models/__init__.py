@@ -65,7 +65,7 @@ class RecordRow(Base):
     created_by: Mapped[str] = mapped_column(String(256), nullable=False)
     provenance: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
     interpretation: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
-    payload: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False)
+    payload: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False)
     search_text: Mapped[str] = mapped_column(Text, nullable=False, default="")
     embedding_status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
 
@@ -182,7 +182,7 @@ class JobRunRow(Base):
     started_at: Mapped[float] = mapped_column(Double, nullable=False)
     finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
     status: Mapped[str] = mapped_column(String(16), nullable=False)
-    counts: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    counts: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False, default=dict)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)

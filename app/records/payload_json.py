@@ -68,11 +68,19 @@ class EntityJson(TypedDict, total=False):
     summary: str | None
 
 
+class RevisionJson(TypedDict, total=False):
+    version: int
+    supersedes: str | None
+    superseded_by: str | None
+    status: str | None
+
+
 class SemanticJson(TypedDict, total=False):
     kind: str
     subject: str
     predicate: str
     object: object
+    revision: RevisionJson
 
 
 class TriggerJson(TypedDict, total=False):
@@ -86,12 +94,20 @@ class RecipeStepJson(TypedDict, total=False):
     tool: str | None
 
 
+class PerformanceJson(TypedDict, total=False):
+    success_count: int
+    failure_count: int
+    success_rate: float
+    last_used_at: str | None
+
+
 class CompetenceJson(TypedDict, total=False):
     kind: str
     skill_name: str
     triggers: list[TriggerJson]
     recipe: list[RecipeStepJson]
     required_tools: list[str]
+    performance: PerformanceJson
 
 
 class PlanNodeJson(TypedDict, total=False):
@@ -99,11 +115,19 @@ class PlanNodeJson(TypedDict, total=False):
     op: str
 
 
+class PlanMetricsJson(TypedDict, total=False):
+    execution_count: int
+    success_count: int
+    failure_count: int
+    last_executed_at: str | None
+
+
 class PlanGraphJson(TypedDict, total=False):
     kind: str
     plan_id: str
     intent: str
     nodes: list[PlanNodeJson]
+    metrics: PlanMetricsJson
 
 
 def episodic(payload: StoredJson) -> EpisodicJson:

@@ -15,6 +15,7 @@ from app.entities import repository as entity_repo
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
 from app.models import AuditRow, ProvenanceRow, RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
@@ -94,7 +95,8 @@ class RecordService:
                 self.session, row.id, rel.predicate, rel.target_id, now, rel.weight
             )
         if memory_type is MemoryType.entity:
-            names = [row.payload["canonical_name"], *row.payload.get("aliases", [])]
+            entity = payload_json.entity(row.payload)
+            names = [entity["canonical_name"], *entity.get("aliases", [])]
             entity_repo.add_terms(self.session, row.id, row.scope, names)
         audit_repo.append(
             self.session,
