@@ -92,7 +92,7 @@ def _rows_problems(snap: Snapshot) -> list[str]:
     for rid, row in snap.records.items():
         if snap.tags.get(rid, set()) != set(row.tags):
             out.append(f"{rid}: tag rows {snap.tags.get(rid)} != tags {row.tags}")
-        if snap.provenance[rid] != len(row.provenance.get("sources", [])):
+        if snap.provenance[rid] != len(payload_json.provenance(row.provenance).get("sources", [])):
             out.append(f"{rid}: {snap.provenance[rid]} provenance rows for {row.provenance}")
         if snap.actions(rid).count("create") != 1:
             out.append(f"{rid}: audit {snap.actions(rid)}")
@@ -123,7 +123,8 @@ def _capture_problems(snap: Snapshot) -> list[str]:
     out = []
     for rid, row in snap.records.items():
         interp = row.interpretation
-        for mention in interp.get("entities") or []:
+        mentions = interp.get("entities")
+        for mention in mentions if isinstance(mentions, list) else []:
             entity = mention.get("record_id")
             if entity not in snap.records or (rid, "mentions_entity", entity) not in snap.edges:
                 out.append(f"capture {rid}: entity {mention} missing or not linked")

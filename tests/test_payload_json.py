@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from app.records import payload_json as stored
 from app.records import payloads
+from app.records.schemas import ProvenanceSource
 
 PAIRS: list[tuple[type, type[BaseModel]]] = [
     (stored.TimelineJson, payloads.TimelineEntry),
@@ -24,6 +25,7 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (stored.PlanNodeJson, payloads.PlanNode),
     (stored.PlanMetricsJson, payloads.PlanMetrics),
     (stored.PlanGraphJson, payloads.PlanGraphPayload),
+    (stored.ProvenanceSourceJson, ProvenanceSource),
 ]
 
 

@@ -31,6 +31,7 @@ from app.enums import Sensitivity, SourceKind, Status
 from app.interpret import repository as queue_repo
 from app.interpret.parse import Fact, Reading, fact_key, has_words, messages_for
 from app.models import InterpretationQueueRow, RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.policy import PolicyEngine
 from app.records.service import RecordService
@@ -220,7 +221,7 @@ def _rule_fact(row: RecordRow) -> set[Fact]:
 def origin_of(row: RecordRow, actor_id: str) -> CaptureRequest:
     """The capture as its record remembers it: source, scope, tags and the record's own
     sensitivity (what is derived from a record is as sensitive as the record)."""
-    sources = (row.provenance or {}).get("sources") or [{}]
+    sources = payload_json.provenance(row.provenance or {}).get("sources") or [{}]
     first = sources[0] if isinstance(sources[0], dict) else {}
     try:
         kind = SourceKind(str(first.get("kind")))

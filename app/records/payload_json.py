@@ -1,5 +1,7 @@
 """The stored JSON of the payload shapes (app/records/payloads), as TypedDicts, for the
-pure readers of a record's payload (search text, replies, the classifier's drafts).
+pure readers of a record's payload (search text, replies, the classifier's drafts); and
+of the other JSON a record keeps: its provenance, and what a delete or prune audit entry
+keeps of it (its tombstone).
 
 A stored payload is what `payload_dict` wrote of a validated payload model; it is read
 back without re-validation (a record written by an older version still reads), so every
@@ -128,6 +130,35 @@ class PlanGraphJson(TypedDict, total=False):
     intent: str
     nodes: list[PlanNodeJson]
     metrics: PlanMetricsJson
+
+
+class ProvenanceSourceJson(TypedDict, total=False):
+    kind: str
+    ref: str | None
+    hash: str | None
+    created_by: str | None
+    timestamp: str | None
+
+
+class ProvenanceJson(TypedDict, total=False):
+    sources: list[ProvenanceSourceJson]
+    created_by: str | None
+    sources_not_shown: int  # sources past the first ones embedded (RecordService)
+
+
+class TombstoneJson(TypedDict, total=False):
+    """The keys a deleted record's trail is trust-checked by (delete and prune entries)."""
+
+    scope: str | None
+    sensitivity: int
+
+
+def provenance(stored: StoredJson) -> ProvenanceJson:
+    return cast(ProvenanceJson, stored)
+
+
+def tombstone(details: StoredJson) -> TombstoneJson:
+    return cast(TombstoneJson, details)
 
 
 def episodic(payload: StoredJson) -> EpisodicJson:

@@ -144,12 +144,13 @@ class RecordService:
         then a count of the rest, so a fact seen in 50,000 episodes stays small."""
         record_repo.add_provenance(self.session, row.id, _provenance_row(source))
         provenance = dict(row.provenance or {})
-        sources = list(provenance.get("sources", []))
+        stored = payload_json.provenance(provenance)
+        sources: list[object] = list(stored.get("sources", []))
         if len(sources) < MAX_EMBEDDED_SOURCES:
             sources.append(source.model_dump(mode="json", exclude_none=True))
             provenance["sources"] = sources
         else:
-            provenance["sources_not_shown"] = int(provenance.get("sources_not_shown", 0)) + 1
+            provenance["sources_not_shown"] = int(stored.get("sources_not_shown", 0)) + 1
         row.provenance = provenance
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
@@ -193,8 +194,9 @@ class RecordService:
         tomb = audit_repo.tombstone(self.session, record_id)
         if tomb is None:
             raise NotFound(f"No record {record_id!r}.")
-        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK))
-        if not trust.may_list(was_rank, tomb.details.get("scope")):
+        was = payload_json.tombstone(tomb.details)
+        was_rank = int(was.get("sensitivity", HIGHEST_RANK))
+        if not trust.may_list(was_rank, was.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
         if trust.redacts(was_rank):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
