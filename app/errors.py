@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Required, TypedDict
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +22,26 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "https://membrane.dev/problems/"
 
 
+class FieldError(TypedDict):
+    """One validation error of a problem: where (`loc`), what (`msg`), which kind (`type`)."""
+
+    loc: list[str]
+    msg: str
+    type: str
+
+
+class ProblemJson(TypedDict, total=False):
+    """A problem document as JSON: `Problem` dumped without its nulls."""
+
+    type: Required[str]
+    title: Required[str]
+    status: Required[int]
+    detail: str | None
+    instance: str
+    errors: list[FieldError]
+    request_id: str
+
+
 class Problem(BaseModel):
     """RFC 9457 problem details."""
 
@@ -29,7 +50,7 @@ class Problem(BaseModel):
     status: int
     detail: str | None = None
     instance: str | None = None
-    errors: list[dict[str, Any]] | None = Field(
+    errors: list[dict[str, object]] | None = Field(
         default=None, description="Validation errors: location, message, type."
     )
     request_id: str | None = Field(
@@ -102,7 +123,7 @@ def problem_response(
     slug: str | None = None,
     title: str | None = None,
     instance: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
+    errors: Sequence[Mapping[str, object]] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     title = title or _TITLES.get(status, "Error")
@@ -113,7 +134,7 @@ def problem_response(
         status=status,
         detail=detail,
         instance=instance,
-        errors=errors,
+        errors=None if errors is None else [dict(error) for error in errors],
         request_id=request_id,
     )
     if request_id is not None:  # a 500 is sent from outside the request id middleware
@@ -126,17 +147,15 @@ def problem_response(
     )
 
 
-def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
-    out = []
-    for err in exc.errors():
-        out.append(
-            {
-                "loc": [str(p) for p in err.get("loc", ())],
-                "msg": str(err.get("msg", "")),
-                "type": str(err.get("type", "")),
-            }
-        )
-    return out
+def _validation_errors(exc: RequestValidationError) -> list[FieldError]:
+    return [
+        {
+            "loc": [str(p) for p in err.get("loc", ())],
+            "msg": str(err.get("msg", "")),
+            "type": str(err.get("type", "")),
+        }
+        for err in exc.errors()
+    ]
 
 
 UNAVAILABLE_SLUG = "database-unavailable"
@@ -292,7 +311,7 @@ _RETRY_AFTER = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int) -> dict[int | str, dict[str, object]]:
     """OpenAPI `responses` entries documenting problem+json errors (503 always: any
     /v1 operation may be shed under load). 429 and 503 carry Retry-After."""
     return {

@@ -12,7 +12,7 @@ import logging.config
 import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 LogFormat = Literal["json", "text"]
 LogFormatSetting = Literal["auto", "json", "text"]
@@ -54,8 +54,8 @@ def rfc3339(created: float) -> str:
     return stamp.removesuffix("+00:00") + "Z"
 
 
-def _fields(record: logging.LogRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _fields(record: logging.LogRecord) -> dict[str, object]:
+    out: dict[str, object] = {}
     request_id = getattr(record, "request_id", None)
     if request_id is not None:
         out["request_id"] = request_id
@@ -70,7 +70,7 @@ class JsonFormatter(logging.Formatter):
     present, then the traceback as `exception`. Always one line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
+        line: dict[str, object] = {
             "timestamp": rfc3339(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
@@ -112,7 +112,7 @@ def resolved(log_format: LogFormatSetting) -> LogFormat:
     return "text" if sys.stderr.isatty() else "json"
 
 
-def logging_config(log_format: LogFormatSetting, level: str) -> dict[str, Any]:
+def logging_config(log_format: LogFormatSetting, level: str) -> dict[str, object]:
     """A `logging.config.dictConfig` document: every line to stderr in `log_format`. The
     service's loggers (`membrane.*`) and uvicorn's log at `level`; other libraries only
     from warnings up (or at debug when `level` is debug). uvicorn's access logger is left

@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from typing import Any
+from collections.abc import Mapping
 
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
@@ -74,7 +74,7 @@ def _log_access(scope: Scope, status: int, elapsed_s: float) -> None:
     level = logging.DEBUG if path in _QUIET_PATHS else logging.INFO
     if not access_log.isEnabledFor(level):
         return
-    state: dict[str, Any] = scope.get("state") or {}
+    state: Mapping[str, object] = scope.get("state") or {}
     route = scope.get("route")
     method = str(scope.get("method", ""))
     access_log.log(

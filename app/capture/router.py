@@ -107,7 +107,7 @@ class Ingest:
     answer: Answer
     status_code: int = status.HTTP_201_CREATED
     response_model: type[BaseModel] = CaptureResponse
-    responses: dict[int | str, dict[str, Any]] = field(default_factory=lambda: ERRORS)
+    responses: dict[int | str, dict[str, object]] = field(default_factory=lambda: ERRORS)
 
 
 INGESTS = (

@@ -60,11 +60,12 @@ class NoneEmbedder:
 
 # -- local -------------------------------------------------------------------------------
 
-_models: dict[str, Any] = {}
+# Loaded models by name: the model (sentence-transformers, untyped) and its call lock.
+_models: dict[str, tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
 
-def _load_sentence_transformer(model: str) -> Any:
+def _load_sentence_transformer(model: str) -> tuple[Any, threading.Lock]:
     """Load once per process; every LocalEmbedder for the same model shares it."""
     with _models_lock:
         if model not in _models:
@@ -202,7 +203,7 @@ class OpenAIEmbedder:
                 )
         return vectors
 
-    def _post_with_retries(self, body: dict[str, Any]) -> httpx.Response:
+    def _post_with_retries(self, body: dict[str, object]) -> httpx.Response:
         attempt = 0
         while True:
             try:

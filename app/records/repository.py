@@ -6,7 +6,7 @@ from this module."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -181,7 +181,7 @@ def set_payload(session: Session, record_id: str, payload: StoredJson, now: floa
     session.execute(stmt)
 
 
-def bulk_insert(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+def bulk_insert(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
     """Insert many record rows at once (bulk loads and benchmarks): no tags, provenance
     rows or audit entries. PostgreSQL gets COPY, SQLite one executemany."""
     if not rows:

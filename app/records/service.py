@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -16,6 +15,7 @@ from app.entities import service as entities
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
 from app.models import AuditRow, ProvenanceRow, RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
@@ -93,7 +93,8 @@ class RecordService:
         for rel in spec.relations:
             relations.link(self.session, row.id, rel.predicate, rel.target_id, now, rel.weight)
         if memory_type is MemoryType.entity:
-            names = [row.payload["canonical_name"], *row.payload.get("aliases", [])]
+            entity = payload_json.entity(row.payload)
+            names = [entity["canonical_name"], *entity.get("aliases", [])]
             entities.add_names(self.session, row, names)
         audit_repo.append(
             self.session,
@@ -141,12 +142,13 @@ class RecordService:
         then a count of the rest, so a fact seen in 50,000 episodes stays small."""
         record_repo.add_provenance(self.session, row.id, _provenance_row(source))
         provenance = dict(row.provenance or {})
-        sources = list(provenance.get("sources", []))
+        stored = payload_json.provenance(provenance)
+        sources: list[object] = list(stored.get("sources", []))
         if len(sources) < MAX_EMBEDDED_SOURCES:
             sources.append(source.model_dump(mode="json", exclude_none=True))
             provenance["sources"] = sources
         else:
-            provenance["sources_not_shown"] = int(provenance.get("sources_not_shown", 0)) + 1
+            provenance["sources_not_shown"] = int(stored.get("sources_not_shown", 0)) + 1
         row.provenance = provenance
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
@@ -190,8 +192,9 @@ class RecordService:
         tomb = audit_repo.tombstone(self.session, record_id)
         if tomb is None:
             raise NotFound(f"No record {record_id!r}.")
-        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK))
-        if not trust.may_list(was_rank, tomb.details.get("scope")):
+        was = payload_json.tombstone(tomb.details)
+        was_rank = int(was.get("sensitivity", HIGHEST_RANK))
+        if not trust.may_list(was_rank, was.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
         if trust.redacts(was_rank):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
@@ -233,7 +236,7 @@ class RecordService:
         return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
 
 
-def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
+def _tombstone(row: RecordRow, now: float) -> dict[str, object]:
     """What the `delete` audit entry keeps of the record (its trail stays trust-checked
     by this scope and sensitivity)."""
     return {

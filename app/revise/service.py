@@ -18,6 +18,7 @@ from app.audit import repository as audit_repo
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, NotFound, Unprocessable
 from app.models import RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.payloads import Revision, SemanticPayload
 from app.records.policy import PolicyEngine
@@ -59,7 +60,10 @@ class RevisionService:
         new = self.records.create(spec, trust)
         relations.link(self.session, new.id, "supersedes", old.id, now)
         if old.type == MemoryType.semantic.value:
-            revision = {**old.payload.get("revision", {}), "superseded_by": new.id}
+            revision = {
+                **payload_json.semantic(old.payload).get("revision", {}),
+                "superseded_by": new.id,
+            }
             payload = {**old.payload, "revision": revision}
             record_repo.set_payload(self.session, old.id, payload, now)
         self._audit(old.id, "supersede", trust, now, req.rationale, superseded_by=new.id)
@@ -161,7 +165,7 @@ class RevisionService:
             raise Unprocessable(
                 f"{field}: a semantic record needs payload.evidence or provenance.sources."
             )
-        updates: dict[str, Any] = {}
+        updates: dict[str, object] = {}
         scopes = {t.scope for t in targets}
         if "scope" not in spec.model_fields_set and len(scopes) == 1:
             updates["scope"] = scopes.pop()
@@ -197,7 +201,7 @@ def _with_revision(spec: RecordCreate, old: RecordRow) -> RecordCreate:
     """A superseding semantic record carries revision {version: old + 1, supersedes}."""
     if not isinstance(spec.payload, SemanticPayload):
         return spec
-    version = int(old.payload.get("revision", {}).get("version", 1)) + 1
+    version = int(payload_json.semantic(old.payload).get("revision", {}).get("version", 1)) + 1
     revision = Revision(version=version, supersedes=old.id)
     payload = spec.payload.model_copy(update={"revision": revision})
     return spec.model_copy(update={"payload": payload})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import tempfile
 from datetime import datetime
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
 import anyio
 from fastapi import APIRouter, Query, Request
@@ -40,7 +40,7 @@ class ImportTooLarge(DomainError):
 
 
 FILE_SCHEMA = {"type": "string", "format": "binary"}
-IMPORT_BODY: dict[str, Any] = {
+IMPORT_BODY: dict[str, object] = {
     "requestBody": {
         "required": True,
         "description": "An export file (GET /v1/export): NDJSON, one line per header, "
@@ -52,7 +52,7 @@ IMPORT_BODY: dict[str, Any] = {
         },
     }
 }
-EXPORT_OK: dict[int | str, dict[str, Any]] = {
+EXPORT_OK: dict[int | str, dict[str, object]] = {
     200: {
         "model": ExportLine,
         "description": "NDJSON: the header line, then per page of records (oldest first) "
