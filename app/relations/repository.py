@@ -32,6 +32,8 @@ INVERSE: dict[str, str] = {
     "merged_from": "merged_into",
     "part_of": "has_part",
     "has_part": "part_of",
+    "contradicts": "contradicted_by",
+    "contradicted_by": "contradicts",
 }
 
 
