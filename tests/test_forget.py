@@ -4,14 +4,21 @@ change nothing; a retried request replays. Both stores."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, or_, select, text
 
+from app import cli
 from app.db import Database
 from app.models import AuditRow, EmbeddingRow, EntityTermRow, RecordRow, RelationRow
-from tests.conftest import auth
+from tests.conftest import KEYS, auth, make_settings
+from tests.live_support import live_server
 
 W = auth("writer")
 SECRET = "zanzibarquokka"
@@ -341,3 +348,23 @@ def _holds(value: object, word: str) -> bool:
     if isinstance(value, bytes):
         return word.encode() in value.lower()
     return isinstance(value, str) and word in value.lower()
+
+
+def test_the_cli_forgets_a_scope(
+    sqlite_template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = tmp_path / "membrane.db"
+    shutil.copyfile(sqlite_template, database)
+    with live_server(make_settings(f"sqlite:///{database}")) as url:
+        body = {"source": "cli", "source_kind": "event", "summary": "a note", "scope": "s"}
+        assert httpx.post(f"{url}/v1/capture", json=body, headers=W).status_code == 201
+        base = ["forget", "--url", url, "--api-key", KEYS["writer"][0]]
+        cli.main([*base, "--scope", "s", "--dry-run"])
+        dry = json.loads(capsys.readouterr().out)
+        cli.main([*base, "--scope", "s", "--idempotency-key", "k1"])
+        done = json.loads(capsys.readouterr().out)
+        with pytest.raises(SystemExit) as refused:
+            cli.main(base)  # no scope, and the writer is no admin
+    assert (dry["records"], dry["dry_run"]) == (1, True)
+    assert (done["records"], done["dry_run"]) == (1, False)
+    assert "HTTP 403" in str(refused.value)

@@ -22,7 +22,9 @@ class ForgetRequest(StrictModel):
         description="The scope to forget in. Required unless the caller is an admin "
         "(an admin without a scope forgets across every scope it may write).",
     )
-    types: list[MemoryType] = Field(default_factory=list, max_length=6)
+    types: list[MemoryType] = Field(
+        default_factory=list, max_length=6, description="Only records of these types."
+    )
     tags: Tags = Field(default_factory=list, description="Records carrying ALL these tags.")
     created_after: datetime | None = Field(default=None, description="Created at or after.")
     created_before: datetime | None = Field(default=None, description="Created before.")
