@@ -98,15 +98,19 @@ def counts(session: Session, m: ForgetMatch) -> tuple[int, int, int]:
     return int(records), int(session.scalar(edge_count) or 0), int(kept or 0)
 
 
-def page_ids(session: Session, m: ForgetMatch, limit: int) -> list[str]:
-    """The next `limit` records to delete (those kept by policy never come back)."""
-    stmt = (
-        select(RecordRow.id)
-        .where(*_where(m), RecordRow.deletion_policy != "never")
-        .order_by(RecordRow.id)
-        .limit(limit)
-    )
-    return list(session.scalars(stmt))
+def doomed_ids(
+    session: Session, m: ForgetMatch, among_ids: Sequence[str] | None = None
+) -> list[str]:
+    """The records to delete (not those kept by policy), or those of `among_ids` that
+    still are (a page re-checks its ids in its own transaction)."""
+    dialect = dialect_of(session)
+    stmt = select(RecordRow.id).where(*_where(m), RecordRow.deletion_policy != "never")
+    if among_ids is not None:
+        stmt = stmt.where(_ids(RecordRow.id, among_ids, dialect))
+    # In the order rows were written (SQLite: the rowid), so that a page deletes from
+    # neighbouring pages of the table and its time indexes rather than all over them.
+    order = literal_column("records.rowid") if dialect == "sqlite" else RecordRow.created_at
+    return list(session.scalars(stmt.order_by(order)))
 
 
 def remove(

@@ -109,11 +109,13 @@ class ForgetService:
         records = edges = erased = 0
         forgotten: set[str] = set()
         scopes: set[str] = set()
-        while True:
+        with self.db.read_transaction() as session:
+            matched = forget_repo.doomed_ids(session, match)
+        for start in range(0, len(matched), self.page):
             with self.db.transaction() as session:
-                ids = forget_repo.page_ids(session, match, self.page)
+                ids = forget_repo.doomed_ids(session, match, matched[start : start + self.page])
                 if not ids:
-                    break
+                    continue
                 if req.erase:
                     forget_repo.secure_delete(session, True)
                 page_edges, page_erased, page_scopes = forget_repo.remove(
