@@ -83,13 +83,14 @@ def active_facts(
             status_of(dialect, [Status.active.value]) == Status.active.value,
             visible(vis),
         )
-        .order_by(RecordRow.created_at, RecordRow.id)
         .with_for_update()
         .execution_options(populate_existing=True)
     )
     if other_than:
         stmt = stmt.where(RecordRow.id.not_in(list(other_than)))
-    return list(session.scalars(stmt))
+    # Sorted here: an ORDER BY on created_at made SQLite walk the (type, created_at)
+    # index over every fact instead of this key's few.
+    return sorted(session.scalars(stmt), key=lambda r: (r.created_at, r.id))
 
 
 def _md5(value: str) -> str:
