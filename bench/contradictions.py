@@ -25,6 +25,9 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+from lifecycle import fresh_store  # noqa: E402
 
 from app.capture.schemas import CaptureRequest  # noqa: E402
 from app.capture.service import CaptureService  # noqa: E402
@@ -35,7 +38,6 @@ from app.migrate import upgrade  # noqa: E402
 from app.records.policy import PolicyEngine  # noqa: E402
 from app.records.service import RecordService  # noqa: E402
 from app.trust import TrustContext  # noqa: E402
-from bench.lifecycle import fresh_store  # noqa: E402
 
 TRUST = TrustContext(ceiling=Sensitivity.hyper, actor_id="bench")
 

@@ -23,7 +23,9 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "bench"))
 
+from lifecycle import fresh_store, synthetic_record  # noqa: E402
 from sqlalchemy import func, insert, select  # noqa: E402
 
 from app.db import Database  # noqa: E402
@@ -35,7 +37,6 @@ from app.migrate import upgrade  # noqa: E402
 from app.models import AuditRow, EmbeddingRow, RecordRow, RelationRow, TagRow  # noqa: E402
 from app.records import repository as record_repo  # noqa: E402
 from app.trust import TrustContext  # noqa: E402
-from bench.lifecycle import fresh_store, synthetic_record  # noqa: E402
 
 CHUNK = 10_000
 SCOPE, OTHER = "user:bench", "user:other"
