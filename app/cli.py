@@ -6,6 +6,7 @@
     membrane mcp --url URL          an MCP server on stdio, talking to a Membrane
     membrane export --url URL -o F  NDJSON of a store (admin key)
     membrane import F --url URL     load an export; a second import changes nothing
+    membrane forget --scope S …     delete what a scope (types, tags, entity) remembers
     membrane keys create …          a new API key and the MEMBRANE_API_KEYS holding it
     membrane backup PATH            a consistent copy of the configured store, verified
     membrane restore PATH           a backup back into the configured store
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp.set_defaults(handler=_mcp)
     _add_export(commands)
     _add_import(commands)
+    _add_forget(commands)
     _add_keys(commands)
     add_backup_commands(commands)
     return parser
@@ -105,6 +107,27 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _client_options(load)
     load.add_argument("file", help="an NDJSON file written by `membrane export`")
     load.set_defaults(handler=_import)
+
+
+def _add_forget(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    forget = commands.add_parser(
+        "forget",
+        help="forget what a scope remembers (POST /v1/forget)",
+        description="Deletes every matching record the key may write, with its edges and "
+        "vectors, and prints the counts. Without --scope the key must be an admin's.",
+    )
+    _client_options(forget)
+    forget.add_argument("--scope", help="the scope to forget in")
+    forget.add_argument("--type", action="append", default=[], help="only this type (repeat)")
+    forget.add_argument("--tag", action="append", default=[], help="records with ALL these tags")
+    forget.add_argument("--created-after", help="ISO-8601: records created at or after this")
+    forget.add_argument("--created-before", help="ISO-8601: records created before this")
+    forget.add_argument("--entity", help="an entity record's id: it and what is about it")
+    forget.add_argument("--erase", action="store_true", help="also erase content from the audit")
+    forget.add_argument("--dry-run", action="store_true", help="count only; change nothing")
+    forget.add_argument("--rationale", help="kept in each delete audit entry")
+    forget.add_argument("--idempotency-key", help="a retry with the same key replays")
+    forget.set_defaults(handler=_forget)
 
 
 def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -191,6 +214,26 @@ def _import(args: argparse.Namespace, _rest: list[str]) -> None:
         summary = client.import_file(args.url, args.api_key, args.file, progress=bar.update)
     bar.finish()
     print(json.dumps(summary, indent=2))
+
+
+def _forget(args: argparse.Namespace, _rest: list[str]) -> None:
+    from app.forget import client
+
+    body = {
+        "scope": args.scope,
+        "types": args.type,
+        "tags": args.tag,
+        "created_after": args.created_after,
+        "created_before": args.created_before,
+        "entity": args.entity,
+        "erase": args.erase,
+        "dry_run": args.dry_run,
+        "rationale": args.rationale,
+    }
+    body = {k: v for k, v in body.items() if v not in (None, [], False)}
+    with _refusals_exit(args.url, args.api_key):
+        counts = client.forget(args.url, args.api_key, body, args.idempotency_key)
+    print(json.dumps(counts, indent=2))
 
 
 @contextmanager

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.enums import MemoryType, Sensitivity
 
@@ -50,6 +51,25 @@ class PolicySettings(BaseModel):
             MemoryType.plan_graph: 30 * 86400.0,
         }
     )
+    # Contradictions (docs/memory-that-stays-true.md): a new fact of a single-valued
+    # predicate overturns the active facts of its scope with the same subject and
+    # predicate and another object: `supersede` (default) or `contest` them.
+    contradiction_policy: Literal["supersede", "contest"] = "supersede"
+    # Predicates that hold several objects at once (a JSON list, or comma-separated:
+    # MEMBRANE_POLICY__MULTI_VALUED_PREDICATES=likes,uses); compared case-insensitively.
+    multi_valued_predicates: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, max_length=10_000
+    )
+
+    @field_validator("multi_valued_predicates", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [p.strip() for p in text.split(",") if p.strip()]
+        return value
 
 
 class EmbeddingSettings(BaseModel):

@@ -15,6 +15,7 @@ from app.config import Settings, get_settings
 from app.embedding.router import router as embedding_router
 from app.embedding.runtime import EmbeddingRuntime
 from app.errors import Problem, install_handlers
+from app.forget.router import router as forget_router
 from app.header_guard import HeaderGuardMiddleware
 from app.health.router import router as health_router
 from app.idempotency.http import replay_response
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         health_router,
         capture_router,
         records_router,
+        forget_router,
         reinforce_router,
         revise_router,
         retrieve_router,

@@ -39,6 +39,7 @@ TAGS = {
         "getRecordAudit",
         "getRecordRelations",
         "deleteRecord",
+        "forgetRecords",
     },
     "retrieve": {"retrieve", "retrieveGraph"},
     "revise": {"supersedeRecord", "forkRecord", "retractRecord", "contestRecord", "mergeRecords"},

@@ -138,7 +138,7 @@ def apply(
     if row.status == Status.retracted.value:
         return _finish(session, row, job, {"status": "skipped", "reason": "retracted"}, now)
     trust = job.trust()
-    capture = CaptureService(session, RecordService(session, policy))
+    capture = CaptureService(session, RecordService(session, policy, settles_facts=True))
     origin = origin_of(row, job.actor_id)
     result = CaptureResult(primary=row)
     entities = capture.resolve_entities(mentions, origin, trust, result.created)

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from app import openapi
 from app.capture.router import router as capture_router
 from app.errors import Problem
+from app.forget.router import router as forget_router
 from app.json_walk import JsonDocument
 from app.records.router import router as records_router
 from app.retrieve.router import router as retrieve_router
@@ -123,6 +124,7 @@ def _document() -> JsonDocument:
         salience_router,
         revise_router,
         retrieve_router,
+        forget_router,
     ):
         app.include_router(router)
     openapi.install(app, Problem.model_json_schema())

@@ -14,9 +14,10 @@ from app.audit import repository as audit_repo
 from app.entities import service as entities
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
-from app.models import AuditRow, ProvenanceRow, RecordRow
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
 from app.records import payload_json
 from app.records import repository as record_repo
+from app.records.contradictions import Contradictions, NewFact
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
 from app.records.policy import PolicyEngine, ResolvedPolicy
@@ -59,7 +60,12 @@ MAX_EMBEDDED_SOURCES = 100
 
 class RecordService:
     def __init__(
-        self, session: Session, policy: PolicyEngine, *, defer_writes: bool = False
+        self,
+        session: Session,
+        policy: PolicyEngine,
+        *,
+        defer_writes: bool = False,
+        settles_facts: bool = False,
     ) -> None:
         self.session = session
         self.policy = policy
@@ -67,6 +73,12 @@ class RecordService:
         # end with record_repo.insert_staged: a few multi-row INSERTs instead of
         # three flushes per record. Other callers write each record as it is created.
         self.defer_writes = defer_writes
+        # Capture, LLM interpretation and consolidation settle contradictions between the
+        # facts they create and the stored ones (app/records/contradictions.py); typed
+        # creation, revisions and import leave that to the caller. Staged facts wait
+        # for `settle_staged`.
+        self.contradictions = Contradictions(session, policy) if settles_facts else None
+        self._new_facts: list[NewFact] = []
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -106,7 +118,26 @@ class RecordService:
         )
         if not self.defer_writes:
             self.session.flush()
+        if self.contradictions is not None and memory_type is MemoryType.semantic:
+            self._new_facts.append((row, trust))
+            if not self.defer_writes:
+                self.settle_staged()
         return row
+
+    def settle_staged(self) -> list[RelationRow]:
+        """Settle the contradictions of the facts created since the last call (now
+        written); the `contradicts` edges written."""
+        facts, self._new_facts = self._new_facts, []
+        if self.contradictions is None or not facts:
+            return []
+        return self.contradictions.settle(facts)
+
+    def facts_mark(self) -> int:
+        return len(self._new_facts)
+
+    def forget_facts_since(self, mark: int) -> None:
+        """Facts staged since `mark` were dropped, never written: nothing to settle."""
+        del self._new_facts[mark:]
 
     def _check_relation_targets(self, spec: RecordCreate, trust: TrustContext) -> None:
         ids = [r.target_id for r in spec.relations]
