@@ -38,6 +38,8 @@ from .event_ingest_context import EventIngestContext
 from .event_ingest_data import EventIngestData
 from .evidence import Evidence
 from .export_filters import ExportFilters
+from .forget_request import ForgetRequest
+from .forget_result import ForgetResult
 from .fork_request import ForkRequest
 from .fork_result import ForkResult
 from .graph_node import GraphNode
@@ -186,6 +188,8 @@ __all__ = (
     "EventIngestData",
     "Evidence",
     "ExportFilters",
+    "ForgetRequest",
+    "ForgetResult",
     "ForkRequest",
     "ForkResult",
     "GraphNode",
