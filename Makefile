@@ -11,14 +11,20 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# torch==2.13.0 first: it is a local CPU wheel; anything else would pull CUDA builds.
+# The default install: the service with its ONNX embedder and no torch (.venv: ~360 MB).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[local]'
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
+# `make test` also tests the torch runtime (the `torch` extra). torch is named as its CPU
+# build (+cpu): from the wheels pip already finds (find-links, a local index) or else
+# from PyTorch's CPU index; PyPI's default Linux wheel would pull the CUDA libraries.
+TORCH_VERSION ?= 2.13.0+cpu
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[local,dev]'
+	$(BIN)/pip install --quiet 'torch==$(TORCH_VERSION)' 2>/dev/null \
+		|| $(BIN)/pip install --quiet --extra-index-url $(TORCH_INDEX_URL) 'torch==$(TORCH_VERSION)'
+	$(BIN)/pip install --quiet -e '.[torch,dev]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -40,7 +46,8 @@ test: install-dev system-deps
 # The Schemathesis campaign of tests/test_fuzz.py at full length: FUZZ_EXAMPLES random cases
 # per store (on top of the coverage phase's fixed ones), shrinking on; `make test` runs a short
 # seeded variant. Reports (schemathesis.txt, report.json, server.log, summary.txt) per store in
-# FUZZ_REPORT_DIR. Another seed: make fuzz FUZZ_SEED=7.
+# FUZZ_REPORT_DIR. Every run (here, in `make test` and CI) draws a fresh seed and prints it;
+# replay one with make fuzz FUZZ_SEED=<seed>.
 # It also runs the trust property over random revisions and imports (tests/
 # test_trust_revision_properties.py) with REVISION_EXAMPLES examples per store (make test: 40).
 FUZZ_EXAMPLES ?= 10000
@@ -55,7 +62,7 @@ fuzz: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy app bench tests deploy/docker/healthcheck.py
+	$(BIN)/mypy app bench tests deploy/docker/healthcheck.py clients/generate_python.py
 	$(BIN)/hadolint Dockerfile
 
 check: lint test

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.enums import MemoryType, Sensitivity
 
@@ -59,6 +60,25 @@ class PolicySettings(BaseModel):
     # Audit entries as the original names them (create / revise / fork / merge / delete /
     # reinforce / decay) in views; stored names (and exports) stay ours (docs/differences.md).
     seed_audit_action_names: bool = False
+    # Contradictions (docs/memory-that-stays-true.md): a new fact of a single-valued
+    # predicate overturns the active facts of its scope with the same subject and
+    # predicate and another object: `supersede` (default) or `contest` them.
+    contradiction_policy: Literal["supersede", "contest"] = "supersede"
+    # Predicates that hold several objects at once (a JSON list, or comma-separated:
+    # MEMBRANE_POLICY__MULTI_VALUED_PREDICATES=likes,uses); compared case-insensitively.
+    multi_valued_predicates: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, max_length=10_000
+    )
+
+    @field_validator("multi_valued_predicates", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [p.strip() for p in text.split(",") if p.strip()]
+        return value
 
 
 class EmbeddingSettings(BaseModel):
@@ -185,7 +205,7 @@ class DatabaseSettings(BaseModel):
     pool_timeout_s: float = Field(default=3.0, gt=0)
     # PostgreSQL: give up opening a connection after this (an unreachable host answers 503
     # instead of holding the request); TCP keepalives notice a peer that vanished.
-    pg_connect_timeout_s: int = Field(default=5, ge=1, le=300)
+    pg_connect_timeout_s: int = Field(default=4, ge=1, le=300)
     # SQLite: how long a writer waits for another process's write lock (then 503).
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
     # SQLite: how long a writer waits for this process's write turn (then 503).
@@ -193,6 +213,13 @@ class DatabaseSettings(BaseModel):
     # SQLite encrypted with SQLCipher (app/sqlcipher.py). Set it as MEMBRANE_ENCRYPTION_KEY;
     # Settings copies it here so that every engine made from these settings is keyed.
     encryption_key: SecretStr = SecretStr("")
+    # Deadlines of a request's database work (app/deadline.py, docs/operations.md): on
+    # PostgreSQL each statement stops after statement_timeout_ms and each lock wait after
+    # lock_timeout_ms (server side); a call the database has not answered within
+    # request_deadline_s is cancelled from this side (both stores). Then 503.
+    statement_timeout_ms: int = Field(default=4000, ge=0, le=3_600_000)
+    lock_timeout_ms: int = Field(default=2000, ge=0, le=3_600_000)
+    request_deadline_s: float = Field(default=5.0, gt=0, le=3600)
 
 
 class CapacitySettings(BaseModel):
@@ -296,8 +323,9 @@ class Settings(BaseSettings):
     worker_nice: int = Field(default=10, ge=0, le=19)
     api_keys: list[ApiPrincipal] = Field(default_factory=list)
     # json: one JSON object a line (what log collectors on Kubernetes expect); text: for a
-    # terminal. Level of the service's and uvicorn's loggers (other libraries: warnings up).
-    log_format: Literal["json", "text"] = "json"
+    # terminal; auto: text when stderr is a terminal, else json. Level of the service's and
+    # uvicorn's loggers (other libraries: warnings up).
+    log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # `python -m app.serve` migrates the database at start, under the migration lock
     # (app/migrate.py). false: it only checks that the schema is at head and refuses to
@@ -331,6 +359,21 @@ class Settings(BaseSettings):
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     cors: CorsSettings = Field(default_factory=CorsSettings)
     tls: TlsSettings = Field(default_factory=TlsSettings)
+
+    def listen_host(self) -> str:
+        """The address `membrane serve` binds: open mode (no keys) keeps to the loopback
+        whatever MEMBRANE_HOST says."""
+        if self.open_mode and self.host not in ("127.0.0.1", "localhost", "::1"):
+            return "127.0.0.1"
+        return self.host
+
+    def address(self) -> str:
+        """Where a person on this machine reaches the server: scheme, host and port."""
+        host = self.listen_host()
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
+        host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        scheme = "https" if self.tls.cert_file else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

@@ -8,13 +8,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import deadline
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.sqlcipher import EncryptionError, apply_key, plain_file_problem, sqlcipher_dbapi
@@ -56,10 +57,18 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+class PoolOptions(TypedDict):
+    """create_engine's connection pool arguments."""
+
+    pool_size: int
+    max_overflow: int
+    pool_timeout: float
+
+
 def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
     cfg = cfg or DatabaseSettings()
     url = normalize_url(url)
-    pool = {
+    pool: PoolOptions = {
         "pool_size": cfg.pool_size,
         "max_overflow": cfg.max_overflow,
         "pool_timeout": cfg.pool_timeout_s,
@@ -81,12 +90,16 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
             # retrieval's data-dependent queries (how common a word is, how big a scope)
             # is the wrong plan for most of them. Also what PgBouncer's transaction mode needs.
             "prepare_threshold": None,
+            "options": deadline.pg_options(cfg),
         }
-        return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
-    return _sqlite_engine(url, cfg, pool)
+        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+    else:
+        engine = _sqlite_engine(url, cfg, pool)
+    deadline.install(engine, cfg)
+    return engine
 
 
-def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: dict[str, Any]) -> Engine:
+def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: PoolOptions) -> Engine:
     busy_s = cfg.sqlite_busy_timeout_ms / 1000
     key = cfg.encryption_key.get_secret_value()
     # With a key, SQLCipher's driver opens every connection (EncryptionError if missing).

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Required, TypedDict
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +22,26 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "https://membrane.dev/problems/"
 
 
+class FieldError(TypedDict):
+    """One validation error of a problem: where (`loc`), what (`msg`), which kind (`type`)."""
+
+    loc: list[str]
+    msg: str
+    type: str
+
+
+class ProblemJson(TypedDict, total=False):
+    """A problem document as JSON: `Problem` dumped without its nulls."""
+
+    type: Required[str]
+    title: Required[str]
+    status: Required[int]
+    detail: str | None
+    instance: str
+    errors: list[FieldError]
+    request_id: str
+
+
 class Problem(BaseModel):
     """RFC 9457 problem details."""
 
@@ -29,7 +50,7 @@ class Problem(BaseModel):
     status: int
     detail: str | None = None
     instance: str | None = None
-    errors: list[dict[str, Any]] | None = Field(
+    errors: list[dict[str, object]] | None = Field(
         default=None, description="Validation errors: location, message, type."
     )
     request_id: str | None = Field(
@@ -102,7 +123,7 @@ def problem_response(
     slug: str | None = None,
     title: str | None = None,
     instance: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
+    errors: Sequence[Mapping[str, object]] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     title = title or _TITLES.get(status, "Error")
@@ -113,7 +134,7 @@ def problem_response(
         status=status,
         detail=detail,
         instance=instance,
-        errors=errors,
+        errors=None if errors is None else [dict(error) for error in errors],
         request_id=request_id,
     )
     if request_id is not None:  # a 500 is sent from outside the request id middleware
@@ -126,17 +147,15 @@ def problem_response(
     )
 
 
-def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
-    out = []
-    for err in exc.errors():
-        out.append(
-            {
-                "loc": [str(p) for p in err.get("loc", ())],
-                "msg": str(err.get("msg", "")),
-                "type": str(err.get("type", "")),
-            }
-        )
-    return out
+def _validation_errors(exc: RequestValidationError) -> list[FieldError]:
+    return [
+        {
+            "loc": [str(p) for p in err.get("loc", ())],
+            "msg": str(err.get("msg", "")),
+            "type": str(err.get("type", "")),
+        }
+        for err in exc.errors()
+    ]
 
 
 UNAVAILABLE_SLUG = "database-unavailable"
@@ -156,6 +175,31 @@ def database_unavailable(exc: OperationalError) -> bool:
     sqlstate: str | None = orig.sqlstate
     # psycopg: no SQLSTATE at all means the server never answered (refused, gone, lost).
     return sqlstate is None or sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+
+
+STORAGE_FULL_SLUG = "storage-full"
+TIMEOUT_SLUG = "database-timeout"
+STORAGE_FULL_RETRY_S = 30  # space comes back when an operator frees it, not in a second
+# PostgreSQL: disk_full (53100); query_canceled (57014: statement_timeout or the request
+# deadline's cancel) and lock_not_available (55P03: lock_timeout).
+_FULL_SQLSTATES = ("53100",)
+_TIMEOUT_SQLSTATES = ("57014", "55P03")
+
+
+def _sqlstate(exc: OperationalError) -> str:
+    return str(getattr(exc.orig, "sqlstate", None) or "")
+
+
+def storage_full(exc: OperationalError) -> bool:
+    """The database ran out of space: the write's transaction was rolled back whole, reads
+    still work, and the same write succeeds once space is back."""
+    return "database or disk is full" in str(exc.orig) or _sqlstate(exc) in _FULL_SQLSTATES
+
+
+def timed_out(exc: OperationalError) -> bool:
+    """A statement ran past its deadline or a lock wait past lock_timeout (PostgreSQL), or a
+    request's statement was interrupted (SQLite): rolled back, a retry can succeed."""
+    return _sqlstate(exc) in _TIMEOUT_SQLSTATES or str(exc.orig) == "interrupted"
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -200,18 +244,42 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _operational(request: Request, exc: OperationalError) -> JSONResponse:
-        if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
-            return _overloaded(request, "The database is busy; retry shortly.")
-        if database_unavailable(exc):  # the transaction died with the connection: retry
-            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
-            return _overloaded(
-                request, "The database is unavailable; retry shortly.", slug=UNAVAILABLE_SLUG
-            )
-        return _internal_error(request, exc)
+        return operational_response(request, exc)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return _internal_error(request, exc)
+
+
+def operational_response(request: Request, exc: OperationalError) -> JSONResponse:
+    """503 with Retry-After for a database that is busy, full, past its deadline or gone;
+    any other operational error is a fault (500)."""
+    where = f"{request.method} {request.url.path}"
+    if "database is locked" in str(exc.orig):  # SQLite: another process held the lock
+        return _overloaded(request, "The database is busy; retry shortly.")
+    if storage_full(exc):
+        log.error("storage full on %s: %s", where, exc.orig)
+        return _overloaded(
+            request,
+            "The database has no space left; nothing of this request was written. Reads "
+            "still work; retry the write once space is freed.",
+            slug=STORAGE_FULL_SLUG,
+            retry_after_s=STORAGE_FULL_RETRY_S,
+        )
+    if timed_out(exc):
+        log.warning("deadline on %s: %s", where, exc.orig)
+        return _overloaded(
+            request,
+            "The database did not answer within the deadline; this request's transaction "
+            "was rolled back. Retry shortly.",
+            slug=TIMEOUT_SLUG,
+        )
+    if database_unavailable(exc):  # the transaction died with the connection: retry
+        log.warning("database unavailable on %s: %s", where, exc)
+        return _overloaded(
+            request, "The database is unavailable; retry shortly.", slug=UNAVAILABLE_SLUG
+        )
+    return _internal_error(request, exc)
 
 
 def _internal_error(request: Request, exc: Exception) -> JSONResponse:
@@ -221,14 +289,16 @@ def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _overloaded(request: Request, detail: str, *, slug: str = Overloaded.slug) -> JSONResponse:
+def _overloaded(
+    request: Request, detail: str, *, slug: str = Overloaded.slug, retry_after_s: int = 1
+) -> JSONResponse:
     return problem_response(
         503,
         detail,
         slug=slug,
         title=Overloaded.title,
         instance=request.url.path,
-        headers={"Retry-After": "1"},
+        headers={"Retry-After": str(retry_after_s)},
     )
 
 
@@ -241,7 +311,7 @@ _RETRY_AFTER = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int) -> dict[int | str, dict[str, object]]:
     """OpenAPI `responses` entries documenting problem+json errors (503 always: any
     /v1 operation may be shed under load). 429 and 503 carry Retry-After."""
     return {

@@ -1,4 +1,5 @@
-"""Log lines: JSON (one object a line, for log collectors) or text (for a terminal), the
+"""Log lines: JSON (one object a line, for log collectors) or text (for a terminal; `auto`,
+the default, picks text when stderr is a terminal and JSON otherwise), the
 request id of the request being served on every line, and one configuration for
 `python -m app.serve` (handed to uvicorn as its log_config), `python -m app.worker` and
 uvicorn's own loggers. Standard library only."""
@@ -8,11 +9,13 @@ from __future__ import annotations
 import json
 import logging
 import logging.config
+import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 LogFormat = Literal["json", "text"]
+LogFormatSetting = Literal["auto", "json", "text"]
 
 # The id of the request this code runs for. Set by the request middleware in the request's
 # own task (every ASGI request runs in a task of its own, so the value never leaks into
@@ -51,8 +54,8 @@ def rfc3339(created: float) -> str:
     return stamp.removesuffix("+00:00") + "Z"
 
 
-def _fields(record: logging.LogRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _fields(record: logging.LogRecord) -> dict[str, object]:
+    out: dict[str, object] = {}
     request_id = getattr(record, "request_id", None)
     if request_id is not None:
         out["request_id"] = request_id
@@ -67,7 +70,7 @@ class JsonFormatter(logging.Formatter):
     present, then the traceback as `exception`. Always one line."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
+        line: dict[str, object] = {
             "timestamp": rfc3339(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
@@ -101,13 +104,21 @@ class TextFormatter(logging.Formatter):
         return text
 
 
-def logging_config(log_format: LogFormat, level: str) -> dict[str, Any]:
+def resolved(log_format: LogFormatSetting) -> LogFormat:
+    """`auto`: text for a person at a terminal, JSON for whatever reads a pipe or a file (a
+    container's log collector, systemd's journal)."""
+    if log_format != "auto":
+        return log_format
+    return "text" if sys.stderr.isatty() else "json"
+
+
+def logging_config(log_format: LogFormatSetting, level: str) -> dict[str, object]:
     """A `logging.config.dictConfig` document: every line to stderr in `log_format`. The
     service's loggers (`membrane.*`) and uvicorn's log at `level`; other libraries only
     from warnings up (or at debug when `level` is debug). uvicorn's access logger is left
     without a handler: the app writes its own access line (app/request_context.py)."""
     level = level.upper()
-    formatter = JsonFormatter if log_format == "json" else TextFormatter
+    formatter = JsonFormatter if resolved(log_format) == "json" else TextFormatter
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -129,5 +140,5 @@ def logging_config(log_format: LogFormat, level: str) -> dict[str, Any]:
     }
 
 
-def configure(log_format: LogFormat, level: str) -> None:
+def configure(log_format: LogFormatSetting, level: str) -> None:
     logging.config.dictConfig(logging_config(log_format, level))

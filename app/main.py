@@ -15,6 +15,7 @@ from app.config import Settings, get_settings
 from app.embedding.router import router as embedding_router
 from app.embedding.runtime import EmbeddingRuntime
 from app.errors import Problem, install_handlers
+from app.forget.router import router as forget_router
 from app.header_guard import HeaderGuardMiddleware
 from app.health.router import router as health_router
 from app.idempotency.http import replay_response
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         health_router,
         capture_router,
         records_router,
+        forget_router,
         reinforce_router,
         revise_router,
         retrieve_router,
@@ -99,12 +101,17 @@ def _lifespan(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        base = settings.address()
         log.info(
-            "membrane ready: tier %d (%s), %s mode, background %s",
+            "membrane ready: tier %d (%s), %s mode, background %s; API %s/v1, docs %s/docs, "
+            "memory browser %s/ui",
             state.db.tier,
             state.db.tier.name,
             "open" if state.keys.open_mode else "authenticated",
             settings.background,
+            base,
+            base,
+            base,
         )
         # Sync endpoints run on anyio's thread pool: give every admitted request a thread.
         threads = anyio.to_thread.current_default_thread_limiter()

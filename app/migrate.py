@@ -8,7 +8,9 @@ others wait and then find the schema at head and do nothing.
 - SQLite: an exclusive flock on `<database file>.migrate.lock` beside the database.
 
 `python -m app.serve` calls prepare_schema at start: it migrates (MEMBRANE_MIGRATE_ON_START,
-the default) or, when told not to, refuses to start on a schema that is not the code's."""
+the default) or, when told not to, refuses to start on a schema that is not the code's.
+An upgrade to head also moves a PostgreSQL database that has gained pgvector since its
+first migration to the vector tier (app/vector_tier.py)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from sqlalchemy import Connection, Engine, text
 from app.config import DatabaseSettings, Settings, get_settings
 from app.db import READ_ONLY, make_engine
 from app.startup import exit_if_database_unopenable, settings_or_exit
+from app.vector_tier import adopt_pgvector
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("membrane.migrate")
@@ -134,9 +137,11 @@ def upgrade(
         target = head_revision() if revision == "head" else revision
         if current == target:
             log.info("schema up to date at %s", target)
-            return
-        log.info("migrating from %s to %s", current or "base", target)
-        command.upgrade(alembic_config(connection=conn), revision)
+        else:
+            log.info("migrating from %s to %s", current or "base", target)
+            command.upgrade(alembic_config(connection=conn), revision)
+        if target == head_revision():
+            adopt_pgvector(conn)  # a PostgreSQL server that gained pgvector since
 
     _locked(url, cfg, run)
 

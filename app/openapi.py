@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+
+from fastapi import FastAPI
 
 from app.errors import error_responses
+from app.json_walk import JsonDocument
 
 # One tag per operation: a generated client's module (openapi-python-client: api/<tag>/).
 TAGS: list[dict[str, str]] = [
@@ -47,7 +49,7 @@ TAGS: list[dict[str, str]] = [
     {"name": "metrics", "description": "Domain snapshot and Prometheus exposition."},
     {"name": "health", "description": "Liveness and readiness (no authentication)."},
 ]
-REQUEST_ID_PARAMETER: dict[str, Any] = {
+REQUEST_ID_PARAMETER: dict[str, object] = {
     "name": "X-Request-ID",
     "in": "header",
     "required": False,
@@ -56,7 +58,7 @@ REQUEST_ID_PARAMETER: dict[str, Any] = {
     "replaced by a fresh id, never refused).",
     "schema": {"type": "string"},
 }
-REQUEST_ID_HEADER: dict[str, Any] = {
+REQUEST_ID_HEADER: dict[str, object] = {
     "description": "The request's id: the client's X-Request-ID when sane, else a fresh one.",
     "schema": {"type": "string"},
 }
@@ -64,7 +66,7 @@ REQUEST_ID_HEADER: dict[str, Any] = {
 READS_DATABASE = {("/metrics", "get")}
 
 
-def refine(schema: dict[str, Any], problem_schema: dict[str, Any]) -> dict[str, Any]:
+def refine(schema: JsonDocument, problem_schema: Mapping[str, object]) -> JsonDocument:
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.setdefault("Problem", problem_schema)
     schema["tags"] = [dict(tag) for tag in TAGS]
@@ -84,7 +86,7 @@ def refine(schema: dict[str, Any], problem_schema: dict[str, Any]) -> dict[str, 
     return schema
 
 
-def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+def _without_null(schema: dict[str, object]) -> dict[str, object]:
     branches = schema.get("anyOf")
     if not isinstance(branches, list):
         return schema
@@ -95,14 +97,15 @@ def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
     return {**kept[0], **rest} if len(kept) == 1 else {**rest, "anyOf": kept}
 
 
-MALFORMED_HTTP: dict[str, Any] = {
+MALFORMED_HTTP_CONTENT: dict[str, object] = {"text/plain": {"schema": {"type": "string"}}}
+MALFORMED_HTTP: dict[str, object] = {
     "description": "Malformed HTTP, refused by the HTTP server before the service runs "
     "(for example a request line or headers over 64 KiB).",
-    "content": {"text/plain": {"schema": {"type": "string"}}},
+    "content": MALFORMED_HTTP_CONTENT,
 }
 
 
-def _declare_middleware_answers(operation: dict[str, Any]) -> None:
+def _declare_middleware_answers(operation: JsonDocument) -> None:
     statuses = [422, 413] if "requestBody" in operation else [422]
     responses = operation.setdefault("responses", {})
     for status, entry in error_responses(*statuses).items():
@@ -110,12 +113,12 @@ def _declare_middleware_answers(operation: dict[str, Any]) -> None:
         if str(status) not in responses or _is_fastapi_default(responses[str(status)]):
             responses[str(status)] = problem
     if "400" in responses:  # the service's own 400 (problem+json) and the server's
-        responses["400"].setdefault("content", {}).update(MALFORMED_HTTP["content"])
+        responses["400"].setdefault("content", {}).update(MALFORMED_HTTP_CONTENT)
     else:
         responses["400"] = copy.deepcopy(MALFORMED_HTTP)
 
 
-def _declare_public_answers(operation: dict[str, Any], reads_database: bool) -> None:
+def _declare_public_answers(operation: JsonDocument, reads_database: bool) -> None:
     responses = operation.setdefault("responses", {})
     responses.setdefault("400", copy.deepcopy(MALFORMED_HTTP))
     if reads_database:
@@ -131,7 +134,7 @@ def _declare_public_answers(operation: dict[str, Any], reads_database: bool) -> 
         )
 
 
-def _declare_request_id(operation: dict[str, Any]) -> None:
+def _declare_request_id(operation: JsonDocument) -> None:
     parameters = operation.setdefault("parameters", [])
     if not any(p.get("name") == "X-Request-ID" for p in parameters):
         parameters.append(copy.deepcopy(REQUEST_ID_PARAMETER))
@@ -139,17 +142,17 @@ def _declare_request_id(operation: dict[str, Any]) -> None:
         response.setdefault("headers", {})["X-Request-ID"] = copy.deepcopy(REQUEST_ID_HEADER)
 
 
-def _is_fastapi_default(response: dict[str, Any]) -> bool:
+def _is_fastapi_default(response: Mapping[str, object]) -> bool:
     return "HTTPValidationError" in str(response.get("content", {}))
 
 
-def install(app: Any, problem_schema: dict[str, Any]) -> None:
+def install(app: FastAPI, problem_schema: Mapping[str, object]) -> None:
     """Wrap the app's document builder (the result is cached by FastAPI)."""
-    original: Callable[[], dict[str, Any]] = app.openapi
+    original: Callable[[], JsonDocument] = app.openapi
 
-    def openapi() -> dict[str, Any]:
+    def openapi() -> JsonDocument:
         if app.openapi_schema is None:
             app.openapi_schema = refine(original(), problem_schema)
-        return app.openapi_schema  # type: ignore[no-any-return]
+        return app.openapi_schema
 
-    app.openapi = openapi
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -8,13 +8,14 @@ import logging
 import re
 import time
 import uuid
-from typing import Any
+from collections.abc import Mapping
 
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import CorsSettings
+from app.deadline import serving_request
 from app.logs import bind_request_id
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -62,7 +63,8 @@ class RequestContextMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            with serving_request():  # the request's database work has deadlines
+                await self.app(scope, receive, send_with_id)
         finally:
             _log_access(scope, status, time.perf_counter() - started)
 
@@ -72,7 +74,7 @@ def _log_access(scope: Scope, status: int, elapsed_s: float) -> None:
     level = logging.DEBUG if path in _QUIET_PATHS else logging.INFO
     if not access_log.isEnabledFor(level):
         return
-    state: dict[str, Any] = scope.get("state") or {}
+    state: Mapping[str, object] = scope.get("state") or {}
     route = scope.get("route")
     method = str(scope.get("method", ""))
     access_log.log(

@@ -60,12 +60,15 @@ class KeyStore:
         token = bearer_token(authorization)
         if token is None:
             raise Unauthorized(
-                "Missing bearer token.", headers={"WWW-Authenticate": 'Bearer realm="membrane"'}
+                "Missing bearer token: this service has API keys (MEMBRANE_API_KEYS); send "
+                "the header Authorization: Bearer <key>.",
+                headers={"WWW-Authenticate": 'Bearer realm="membrane"'},
             )
         found = self.find(token)
         if found is None:
             raise Unauthorized(
-                "Invalid API key.", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
+                "Invalid API key: its SHA-256 is in no entry of the service's MEMBRANE_API_KEYS.",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         return found
 

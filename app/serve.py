@@ -21,10 +21,11 @@ def main() -> None:
     logs.configure(settings.log_format, settings.log_level)
     exit_if_tls_unusable(settings.tls)
     exit_if_database_unopenable(settings)
-    host = settings.host
-    if settings.open_mode and host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("no API keys configured: open mode binds to 127.0.0.1 only (asked: %s)", host)
-        host = "127.0.0.1"
+    host = settings.listen_host()
+    if host != settings.host:
+        log.warning(
+            "no API keys configured: open mode binds to %s only (asked: %s)", host, settings.host
+        )
     if settings.workers > 1 and settings.database_url.startswith("sqlite"):
         log.warning(
             "%d workers on SQLite: writes from all of them share one lock", settings.workers

@@ -44,6 +44,7 @@ from app.config import Settings
 from app.db import Database
 from app.enums import MemoryType, Sensitivity
 from app.models import AuditRow, ProvenanceRow, TagRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.payloads import EpisodicPayload, payload_dict
 from app.records.policy import PolicyEngine
@@ -265,7 +266,8 @@ class Builder:
         payload = payload_dict(EpisodicPayload.model_validate(raw))
         rank = rng.choices(list(SENSITIVITY), weights=list(SENSITIVITY.values()))[0].rank
         rid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        self._count(kind, outcome, rank, tags, bool(payload["environment"].get("thread_id")))
+        environment = payload_json.episodic(payload)["environment"]
+        self._count(kind, outcome, rank, tags, bool(environment.get("thread_id")))
         audit = {"type": "episodic", "source_kind": "episode"}
         return {
             "records": [self._row(rid, st.name, rank, payload, tags, created)],

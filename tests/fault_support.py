@@ -54,7 +54,7 @@ class ServiceProcess:
     """`python -m uvicorn app.main:app` as a child process: the real service, which a
     test can kill like a crashing host would (no shutdown, no rollback, no flush)."""
 
-    def __init__(self, db_url: str, log_path: Path) -> None:
+    def __init__(self, db_url: str, log_path: Path, env: dict[str, str] | None = None) -> None:
         self.url = f"http://127.0.0.1:{_free_port()}"
         self.log_path = log_path
         port = self.url.rsplit(":", 1)[1]
@@ -62,7 +62,11 @@ class ServiceProcess:
         command += ["--port", port, "--log-level", "warning", "--no-access-log"]
         with log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                command, cwd=ROOT, env=service_env(db_url), stdout=log, stderr=subprocess.STDOUT
+                command,
+                cwd=ROOT,
+                env={**service_env(db_url), **(env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
 
     def wait_ready(self) -> None:
@@ -92,8 +96,11 @@ class ServiceProcess:
 
 
 @contextmanager
-def service(db_url: str, log_path: Path) -> Iterator[ServiceProcess]:
-    svc = ServiceProcess(db_url, log_path)
+def service(
+    db_url: str, log_path: Path, env: dict[str, str] | None = None
+) -> Iterator[ServiceProcess]:
+    """The service on `db_url`; `env` adds or overrides settings (MEMBRANE_…)."""
+    svc = ServiceProcess(db_url, log_path, env)
     try:
         svc.wait_ready()
         yield svc

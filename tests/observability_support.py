@@ -4,6 +4,9 @@ file the test reads."""
 
 from __future__ import annotations
 
+import os
+import pty
+import select
 import ssl
 import subprocess
 import sys
@@ -88,3 +91,31 @@ def _wait_ready(served: Served, verify: ssl.SSLContext | None) -> None:
             pass
         assert time.monotonic() < deadline, f"the service did not start:\n{served.log()[-4000:]}"
         time.sleep(0.1)
+
+
+def start_up_at_a_terminal(db_url: str, env: dict[str, str], port: int) -> list[str]:
+    """`python -m app.serve` with its stderr on a pseudo-terminal, as in a person's shell:
+    the lines it writes up to and including its "membrane ready" line, then SIGTERM."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.serve"],
+        cwd=ROOT,
+        env={**service_env(db_url), "MEMBRANE_PORT": str(port), **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    )
+    os.close(follower)
+    seen = b""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    try:
+        while b"membrane ready" not in seen or not seen.endswith(b"\n"):
+            assert time.monotonic() < deadline, f"no ready line:\n{seen.decode()}"
+            assert proc.poll() is None, f"the service exited:\n{seen.decode()}"
+            if select.select([leader], [], [], 0.5)[0]:
+                seen += os.read(leader, 65536)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        os.close(leader)
+    return seen.decode().replace("\r\n", "\n").splitlines()

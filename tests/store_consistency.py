@@ -12,6 +12,7 @@ from sqlalchemy import select, text
 
 from app.db import Database
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow
+from app.records import payload_json
 from app.relations.repository import INVERSE
 
 COMPRESSED_TAG = "consolidation:compressed"
@@ -91,7 +92,7 @@ def _rows_problems(snap: Snapshot) -> list[str]:
     for rid, row in snap.records.items():
         if snap.tags.get(rid, set()) != set(row.tags):
             out.append(f"{rid}: tag rows {snap.tags.get(rid)} != tags {row.tags}")
-        if snap.provenance[rid] != len(row.provenance.get("sources", [])):
+        if snap.provenance[rid] != len(payload_json.provenance(row.provenance).get("sources", [])):
             out.append(f"{rid}: {snap.provenance[rid]} provenance rows for {row.provenance}")
         if snap.actions(rid).count("create") != 1:
             out.append(f"{rid}: audit {snap.actions(rid)}")
@@ -122,7 +123,8 @@ def _capture_problems(snap: Snapshot) -> list[str]:
     out = []
     for rid, row in snap.records.items():
         interp = row.interpretation
-        for mention in interp.get("entities") or []:
+        mentions = interp.get("entities")
+        for mention in mentions if isinstance(mentions, list) else []:
             entity = mention.get("record_id")
             if entity not in snap.records or (rid, "mentions_entity", entity) not in snap.edges:
                 out.append(f"capture {rid}: entity {mention} missing or not linked")
@@ -149,16 +151,20 @@ def _revision_problems(snap: Snapshot) -> list[str]:
                 out.append(f"superseded {rid}: successors {successors}, {snap.actions(rid)}")
                 continue
             new = snap.records.get(successors[0])
-            if new is None or new.payload.get("revision", {}).get("supersedes") != rid:
+            if new is None or _supersedes(new) != rid:
                 out.append(f"superseded {rid}: its successor {successors[0]} is not whole")
             elif "supersede" not in snap.actions(new.id):
                 out.append(f"successor {new.id} without its supersede audit entry")
         elif successors:
             out.append(f"{rid} is {row.status} but has a successor {successors}")
-        old = row.payload.get("revision", {}).get("supersedes")
+        old = _supersedes(row)
         if old is not None and getattr(snap.records.get(old), "status", None) != "superseded":
             out.append(f"successor {rid}: {old} is not superseded")
     return out
+
+
+def _supersedes(row: RecordRow) -> str | None:
+    return payload_json.semantic(row.payload).get("revision", {}).get("supersedes")
 
 
 def _compression_problems(snap: Snapshot) -> list[str]:
@@ -167,7 +173,8 @@ def _compression_problems(snap: Snapshot) -> list[str]:
     out = []
     sources: Counter[str] = Counter()
     for row in snap.tagged(COMPRESSED_TAG, "episodic"):
-        members = [e["data"]["record_id"] for e in row.payload.get("timeline", [])]
+        timeline = payload_json.episodic(row.payload).get("timeline", [])
+        members = [str(e["data"]["record_id"]) for e in timeline]
         sources.update(members)
         for member in members:
             if (row.id, "derived_from", member) not in snap.edges:

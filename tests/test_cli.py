@@ -5,6 +5,7 @@ it printed; `migrate` brings a new SQLite file to head; `serve` serves and stops
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from fastapi.testclient import TestClient
 from app.config import ApiPrincipal
 from app.main import create_app
 from app.migrate import head_revision, schema_revision
+from app.security import hash_key
 from tests.conftest import KEYS, auth, make_settings
 from tests.fault_support import ROOT, START_TIMEOUT_S, service_env
 from tests.live_support import free_port, live_server
@@ -63,28 +65,84 @@ def test_an_unknown_command_is_refused_with_usage() -> None:
     assert "invalid choice: 'bogus'" in done.stderr
 
 
-def test_keys_create_prints_a_key_the_service_accepts_as_that_principal(tmp_path: Path) -> None:
-    done = run("keys", "create", "--actor", "agent-7", "--max-sensitivity", "medium",
-               "--scope", "team-x", "--role", "read", "--role", "write")  # fmt: skip
+def keys_create(*argv: str, env: dict[str, str] | None = None) -> tuple[str, str, str]:
+    """Pastes what `membrane keys create ARGV` prints into bash (as eval does): the
+    MEMBRANE_API_KEY and MEMBRANE_API_KEYS it then holds, and what the command said on
+    stderr."""
+    command = shlex.join([str(MEMBRANE), "keys", "create", *argv])
+    script = f'eval "$({command})" && printf "%s\\n%s" "$MEMBRANE_API_KEY" "$MEMBRANE_API_KEYS"'
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env or {"PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=START_TIMEOUT_S)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    key = lines[0].rsplit(" ", 1)[1]
-    entry = ApiPrincipal.model_validate(json.loads(lines[-1]))
+    key, keys = done.stdout.split("\n")
+    return key, keys, done.stderr
+
+
+def test_keys_create_prints_exports_the_service_accepts_as_that_principal(
+    tmp_path: Path,
+) -> None:
+    asked = ["--actor", "agent-7", "--max-sensitivity", "medium", "--scope", "team-x"]
+    key, keys, said = keys_create(*asked, "--role", "read", "--role", "write")
+    assert said == ""  # nothing was left to a default
+    entries = [ApiPrincipal.model_validate(e) for e in json.loads(keys)]
+    assert len(entries) == 1
+    entry = entries[0]
     assert (entry.actor_id, entry.max_sensitivity.value) == ("agent-7", "medium")
     assert (entry.scopes, entry.roles) == (["team-x"], ["read", "write"])
     database = tmp_path / "keys.db"
     assert run("migrate", env=service_env(f"sqlite:///{database}")).returncode == 0
-    settings = make_settings(f"sqlite:///{database}", api_keys=[entry])
+    settings = make_settings(f"sqlite:///{database}", api_keys=entries)
     with TestClient(create_app(settings)) as client:
         body = {"source": "cli", "source_kind": "event", "summary": "made with a new key"}
         bearer = {"Authorization": f"Bearer {key}"}
         created = client.post("/v1/capture", json={**body, "scope": "team-x"}, headers=bearer)
         elsewhere = client.post("/v1/capture", json={**body, "scope": "team-y"}, headers=bearer)
         wrong = client.post("/v1/capture", json=body, headers={"Authorization": "Bearer x"})
+        missing = client.post("/v1/capture", json=body)
     assert created.status_code == 201, created.text
     assert created.json()["primary_record"]["provenance"]["created_by"] == "agent-7"
     assert elsewhere.status_code == 403
-    assert wrong.status_code == 401
+    assert wrong.status_code == 401 and "MEMBRANE_API_KEYS" in wrong.json()["detail"]
+    assert missing.status_code == 401 and "Authorization: Bearer" in missing.json()["detail"]
+
+
+def test_keys_create_says_what_it_defaulted_to_and_keeps_the_keys_already_set() -> None:
+    earlier = {"key_sha256": "ab" * 32, "actor_id": "earlier", "max_sensitivity": "high",
+               "scopes": [], "roles": ["read"]}  # fmt: skip
+    env = {"PATH": "/usr/bin:/bin", "MEMBRANE_API_KEYS": json.dumps([earlier])}
+    _, keys, said = keys_create("--actor", "reader-1", env=env)
+    first, made = json.loads(keys)
+    assert first == earlier
+    assert (made["actor_id"], made["roles"], made["max_sensitivity"]) == (
+        "reader-1",
+        ["read"],
+        "low",
+    )
+    assert "no --role given: read only" in said
+    assert "no --max-sensitivity given: low" in said
+    assert "kept the 1 entries already in MEMBRANE_API_KEYS" in said
+
+
+def test_keys_create_json_prints_the_key_and_its_entry() -> None:
+    done = run("keys", "create", "--actor", "a", "--role", "admin", "--max-sensitivity", "hyper",
+               "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)
+    entry = ApiPrincipal.model_validate(made["entry"])
+    assert entry.key_sha256 == hash_key(made["key"]) and entry.roles == ["admin"]
+
+
+def test_an_export_without_a_key_says_where_the_key_goes(
+    sqlite_template: Path, tmp_path: Path
+) -> None:
+    database = tmp_path / "keyed.db"
+    shutil.copyfile(sqlite_template, database)
+    with live_server(make_settings(f"sqlite:///{database}")) as url:
+        done = run("export", "--url", url, "-o", str(tmp_path / "out.ndjson"),
+                   env={"PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert done.returncode == 1
+    assert "HTTP 401" in done.stderr
+    assert "--api-key or the variable MEMBRANE_API_KEY (none was given)" in done.stderr
 
 
 def test_migrate_brings_a_new_sqlite_file_to_head(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from app.consolidation import competence_stage, plan_graph_stage, semantic_stage
 from app.db import Database
 from app.jobs.service import run_now
 from app.models import AuditRow, RecordRow
+from app.records import payload_json
 from tests.conftest import make_settings
 from tests.fault_support import ROOT, service_env
 from tests.store_consistency import Snapshot, store_problems
@@ -216,7 +217,7 @@ def test_killing_the_worker_mid_consolidation_leaves_whole_units_and_loses_nothi
     observed = {
         (episodes[rid].scope, entry["event_kind"], entry["summary"])
         for rid in successes
-        for entry in episodes[rid].payload["timeline"]
+        for entry in payload_json.episodic(episodes[rid].payload)["timeline"]
     }
     assert sorted(facts) == sorted(observed)  # every observation once, none twice
     competence = snap.tagged(competence_stage.TAG, "competence")
@@ -232,7 +233,11 @@ def _expected_markers(stage: str, episodes: dict[str, RecordRow]) -> set[str]:
         return set(_successful(episodes))
     if stage == competence_stage.STAGE:
         return set(episodes)
-    return {rid for rid, row in episodes.items() if len(row.payload["tool_graph"]) >= 3}
+    return {
+        rid
+        for rid, row in episodes.items()
+        if len(payload_json.episodic(row.payload)["tool_graph"]) >= 3
+    }
 
 
 def _successful(episodes: dict[str, RecordRow]) -> list[str]:

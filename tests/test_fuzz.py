@@ -2,7 +2,9 @@
 a real server (uvicorn on loopback) on each store and checks every answer against the
 document — no 5xx, status codes, content types, headers and bodies as declared.
 
-`make test` runs a short, seeded campaign (FUZZ_EXAMPLES unset: CI_EXAMPLES random cases per
+Every run draws a fresh seed (FUZZ_SEED fixes one), printed with the summary so that a
+failure replays; the deterministic coverage phase sends the same boundary cases whatever the
+seed. `make test` runs a short campaign (FUZZ_EXAMPLES unset: CI_EXAMPLES random cases per
 operation, no shrinking, the coverage phase trimmed as NESTED_CREATES says); `make fuzz`
 runs FUZZ_EXAMPLES random cases per store (default 10,000) with shrinking and keeps its
 reports in FUZZ_REPORT_DIR. Every phase runs: the documented examples, the deterministic
@@ -25,6 +27,7 @@ import json
 import math
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -51,7 +54,9 @@ CHECKS = (
 EXTRA_CHECKS = [c for c in os.environ.get("FUZZ_CHECKS", "").split(",") if c]
 CI_EXAMPLES = 5  # fuzzing-phase cases per operation under `make test`
 WORKERS = int(os.environ.get("FUZZ_WORKERS", "1"))
-SEED = int(os.environ.get("FUZZ_SEED", "20260610"))
+# A fresh seed every run (make test, CI and make fuzz alike), printed and written into the
+# summary so that a failure replays: FUZZ_SEED=<seed> make fuzz (or the same pytest line).
+SEED = int(os.environ.get("FUZZ_SEED") or secrets.randbelow(2**31))
 ADMIN_KEY = KEYS["admin"][0]
 # Operations whose body nests a whole RecordCreate. Under `make test` their coverage phase
 # sends only the positive (schema-valid) cases: the ~2,400 invalid variants of the nested
@@ -143,7 +148,8 @@ class Run:
         errors = [f"  {json.dumps(e)[:MAX_LINE]}" for e in self.report.get("errors", [])]
         return "\n".join(
             [
-                f"schemathesis on {store}: exit {self.returncode} in {self.seconds:.0f} s, "
+                f"schemathesis on {store} (seed {SEED}; replay: FUZZ_SEED={SEED}): "
+                f"exit {self.returncode} in {self.seconds:.0f} s, "
                 f"{cases.get('generated', '?')} cases, "
                 f"{cases.get('unique_failures', '?')} unique failures",
                 *failures,

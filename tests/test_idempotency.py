@@ -1,4 +1,5 @@
-"""Idempotency-Key on capture, batch capture, ingest and revisions (both stores)."""
+"""Idempotency-Key on capture, batch capture, ingest, record creation and revisions (both
+stores)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ WRITES: dict[str, Callable[[TestClient], tuple[str, dict[str, Any]]]] = {
     "capture": lambda c: ("/v1/capture", EVENT),
     "batch": lambda c: ("/v1/capture/batch", {"items": [EVENT, EVENT]}),
     "ingest": lambda c: ("/v1/ingest/events", {"source": "agent", "summary": "deployed"}),
+    "create": lambda c: ("/v1/records", {"payload": {"kind": "entity", "canonical_name": "Acme"}}),
     "supersede": _supersede_body,
 }
 

@@ -52,6 +52,7 @@ TOOLS = {
     "retract_record",
     "contest_record",
     "merge_records",
+    "forget_records",
 }
 FACT = {
     "source": "agent-7",

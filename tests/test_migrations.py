@@ -23,6 +23,7 @@ MIGRATION_ONLY_INDEXES = {
     "ix_records_search_tsv",
     "ix_record_embeddings_hnsw",
     "ix_records_fact_object",  # dialect-specific expression (hash on PostgreSQL)
+    "ix_records_fact_key",  # dialect-specific expression (md5 on PostgreSQL)
     "ix_entity_terms_term",  # hash on PostgreSQL, btree on SQLite
 }
 

@@ -19,7 +19,8 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.logs import JsonFormatter, TextFormatter
 from tests.conftest import app_state, auth, make_settings
-from tests.observability_support import serve
+from tests.live_support import free_port
+from tests.observability_support import serve, start_up_at_a_terminal
 
 A = auth("admin")
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -34,8 +35,9 @@ def _lines(log: str) -> list[dict[str, Any]]:
 
 def test_json_log_lines_of_a_live_server(db_url: str, tmp_path: Path) -> None:
     """Every line is JSON — uvicorn's, the migration's and the app's — and each request has
-    one access line whose request_id is the answer's header and its problem's member."""
-    env = {"MEMBRANE_LOG_FORMAT": "json"}
+    one access line whose request_id is the answer's header and its problem's member. JSON
+    is what the default (auto) writes when stderr is not a terminal (here: a file)."""
+    env: dict[str, str] = {}
     with serve(db_url, env, tmp_path / "serve.log") as served:
         http = httpx.Client(base_url=served.url, headers=A)  # one connection: kept alive
         try:
@@ -61,6 +63,24 @@ def test_json_log_lines_of_a_live_server(db_url: str, tmp_path: Path) -> None:
     assert {"uvicorn.error", "membrane.access"} <= {ln["logger"] for ln in lines}
     assert not any(ln["logger"] == "uvicorn.access" for ln in lines)  # the app's line only
     assert "admin-key" not in served.log()  # the key itself is never logged
+
+
+def test_at_a_terminal_logs_are_text_and_the_ready_line_gives_the_addresses(
+    sqlite_template: Path, tmp_path: Path
+) -> None:
+    """No MEMBRANE_LOG_FORMAT (auto): a person running `membrane serve` in a terminal reads
+    text, and the ready line says where the API, its docs and the memory browser are."""
+    db = tmp_path / "m.db"
+    db.write_bytes(sqlite_template.read_bytes())
+    port = free_port()
+    lines = start_up_at_a_terminal(f"sqlite:///{db}", {}, port)
+    assert lines and not any(line.startswith("{") for line in lines), lines
+    ready = next(line for line in lines if "membrane ready" in line)
+    base = re.escape(f"http://127.0.0.1:{port}")
+    expected = r"\S+Z INFO membrane membrane ready: tier 1 \(sqlite\), authenticated mode, "
+    expected += rf"background in_process; API {base}/v1, docs {base}/docs, "
+    expected += rf"memory browser {base}/ui"
+    assert re.fullmatch(expected, ready), ready
 
 
 def test_text_log_format(sqlite_template: Path, tmp_path: Path) -> None:

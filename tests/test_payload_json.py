@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from app.records import payload_json as stored
 from app.records import payloads
+from app.records.schemas import ProvenanceSource
 
 PAIRS: list[tuple[type, type[BaseModel]]] = [
     (stored.TimelineJson, payloads.TimelineEntry),
@@ -15,12 +16,16 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (stored.EpisodicJson, payloads.EpisodicPayload),
     (stored.WorkingJson, payloads.WorkingPayload),
     (stored.EntityJson, payloads.EntityPayload),
+    (stored.RevisionJson, payloads.Revision),
     (stored.SemanticJson, payloads.SemanticPayload),
     (stored.TriggerJson, payloads.Trigger),
     (stored.RecipeStepJson, payloads.RecipeStep),
+    (stored.PerformanceJson, payloads.Performance),
     (stored.CompetenceJson, payloads.CompetencePayload),
     (stored.PlanNodeJson, payloads.PlanNode),
+    (stored.PlanMetricsJson, payloads.PlanMetrics),
     (stored.PlanGraphJson, payloads.PlanGraphPayload),
+    (stored.ProvenanceSourceJson, ProvenanceSource),
 ]
 
 

@@ -1,7 +1,8 @@
-"""The figures of README.md's "## Benchmarks" section come from bench/results/*.json
-(issue 12, item 9). Every figure is rebuilt from its result file, formatted as the README
-writes it, and looked up in the section: a re-run benchmark whose README figures were not
-updated fails here, naming the file and field to copy from. No server, no database.
+"""The figures of docs/benchmarks.md, and those README.md's "## Figures" repeats, come
+from bench/results/*.json (issue 12, item 9). Every figure is rebuilt from its result
+file, formatted as the documents write it, and looked up there: a re-run benchmark whose
+figures were not updated fails here, naming the file and field to copy from. No server,
+no database.
 
 Rounding as written: Python's format (`f"{x:.0f}"`, halves to even), latencies p50 / p95
 in whole ms, recall to three decimals, RSS from the files' MiB (VmRSS / 1024)."""
@@ -37,8 +38,15 @@ def load(name: str) -> dict[str, Any]:
 
 
 def section() -> str:
+    return (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+
+
+def readme_figures() -> str:
+    """README.md's "## Figures" section, up to the next section."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text[text.index("\n## Benchmarks") :]
+    start = text.index("\n## Figures")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else None]
 
 
 def flat(text: str) -> str:
@@ -287,7 +295,7 @@ def table_row(text: str, first_cell: str) -> list[str]:
 )
 def test_readme_figure_matches_result_file(figure: Figure) -> None:
     text = section()
-    hint = f"README.md ## Benchmarks: update the figure from bench/results/{figure.source}"
+    hint = f"docs/benchmarks.md: update the figure from bench/results/{figure.source}"
     if figure.row is None:
         assert flat(figure.expected) in flat(text), f"{hint}: expected {figure.expected!r}"
     else:
@@ -297,3 +305,13 @@ def test_readme_figure_matches_result_file(figure: Figure) -> None:
         assert cell == figure.expected, (
             f"{hint}: row {figure.row!r} has {cell!r}, the file gives {figure.expected!r}"
         )
+
+
+# The README repeats these (its "## Figures" section); they must agree with the files too.
+README_FIGURES = locomo()
+
+
+@pytest.mark.parametrize("figure", README_FIGURES, ids=lambda f: f.source)
+def test_readme_repeats_the_figure_as_the_result_file_gives_it(figure: Figure) -> None:
+    hint = f"README.md ## Figures: update the figure from bench/results/{figure.source}"
+    assert flat(figure.expected) in flat(readme_figures()), f"{hint}: {figure.expected!r}"

@@ -12,8 +12,6 @@ request fails as a whole, so a client retries the batch, never a guessed subset.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import TypeAdapter, ValidationError
 
 from app.capture.classifier import classify
@@ -31,7 +29,7 @@ _ITEM = TypeAdapter(CaptureRequest)
 
 
 def capture_batch(
-    service: CaptureService, items: list[dict[str, Any]], trust: TrustContext
+    service: CaptureService, items: list[dict[str, object]], trust: TrustContext
 ) -> CaptureBatchResponse:
     parsed = [_parse(i, raw) for i, raw in enumerate(items)]
     service.lock_entities([p for p in parsed if isinstance(p, CaptureRequest)])
@@ -47,7 +45,7 @@ def capture_batch(
     return CaptureBatchResponse(results=results, created=created, failed=len(results) - created)
 
 
-def _parse(index: int, raw: dict[str, Any]) -> CaptureRequest | CaptureBatchItem:
+def _parse(index: int, raw: dict[str, object]) -> CaptureRequest | CaptureBatchItem:
     """The item's capture request, or its 422 answer (each validated as /v1/capture)."""
     try:
         return _ITEM.validate_python(raw)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 from app.enums import MemoryType, SourceKind
 from app.records.payload_json import EpisodicJson, TimelineJson, ToolCallJson, WorkingJson
@@ -40,7 +41,7 @@ def classify(source_kind: SourceKind, proposed: MemoryType | None) -> Classifica
     raise ValueError(f"unclassifiable source kind {source_kind!r}")  # pragma: no cover
 
 
-def as_dict(content: Any) -> dict[str, Any]:
+def as_dict(content: object) -> dict[str, object]:
     if isinstance(content, dict):
         return content
     if content is None:
@@ -48,7 +49,7 @@ def as_dict(content: Any) -> dict[str, Any]:
     return {"value": content}
 
 
-def fact_of(content: Any) -> tuple[str, str, Any] | None:
+def fact_of(content: object) -> tuple[str, str, object] | None:
     """(subject, predicate, object) when the content carries a fact."""
     data = as_dict(content)
     subject, predicate = data.get("subject"), data.get("predicate")
@@ -64,12 +65,12 @@ def fact_of(content: Any) -> tuple[str, str, Any] | None:
 SPEAKER_KEYS = ("speaker", "author")
 
 
-def mentions_of(content: Any, context: dict[str, Any]) -> list[Mention]:
+def mentions_of(content: object, context: Mapping[str, object]) -> list[Mention]:
     """Entity mentions named explicitly in content/context `entities` (strings or objects),
     and the content's speaker or author."""
     found: dict[str, Mention] = {}
     data = as_dict(content)
-    raw = list(data.get("entities") or []) + list(context.get("entities") or [])
+    raw = _listed(data.get("entities")) + _listed(context.get("entities"))
     raw += [data[key] for key in SPEAKER_KEYS if isinstance(data.get(key), str)]
     for item in raw:
         mention: Mention | None = None
@@ -86,7 +87,13 @@ def mentions_of(content: Any, context: dict[str, Any]) -> list[Mention]:
     return list(found.values())
 
 
-def summary_of(content: Any, summary: str | None, reason: str | None) -> str:
+def _listed(value: object) -> list[object]:
+    """What `list()` makes of a JSON value: a list's items (a string's characters, an
+    object's keys); nothing for a missing or empty one."""
+    return list(cast(Iterable[object], value or []))
+
+
+def summary_of(content: object, summary: str | None, reason: str | None) -> str:
     if summary:
         return summary
     if isinstance(content, str) and content.strip():
@@ -103,19 +110,19 @@ def summary_of(content: Any, summary: str | None, reason: str | None) -> str:
 
 def episodic_payload(
     source_kind: SourceKind,
-    content: Any,
+    content: object,
     summary: str,
     timestamp: str | None,
-    context: dict[str, Any],
+    context: dict[str, object],
 ) -> EpisodicJson:
     """The episodic payload of a capture (to be validated as EpisodicPayload)."""
     data = as_dict(content)
     if source_kind is SourceKind.episode:
         keys = ("timeline", "tool_graph", "tool_graph_ref", "outcome", "artifacts")
-        episode = cast(EpisodicJson, {k: data[k] for k in keys if k in data})
+        episode = {k: data[k] for k in keys if k in data}
         episode["environment"] = data.get("environment") or context
         episode["summary"] = summary
-        return {"kind": "episodic", **episode}
+        return cast(EpisodicJson, {"kind": "episodic", **episode})
     payload: EpisodicJson = {
         "kind": "episodic",
         "summary": summary,
@@ -124,13 +131,14 @@ def episodic_payload(
     }
     if source_kind is SourceKind.tool_output:
         payload["tool_graph"] = [tool_node(data, timestamp)]
-    if data.get("outcome") in ("success", "failure", "partial", "unknown"):
-        payload["outcome"] = data["outcome"]
+    outcome = data.get("outcome")
+    if isinstance(outcome, str) and outcome in ("success", "failure", "partial", "unknown"):
+        payload["outcome"] = outcome
     return payload
 
 
 def timeline_entry(
-    source_kind: SourceKind, data: dict[str, Any], summary: str, timestamp: str | None
+    source_kind: SourceKind, data: dict[str, object], summary: str, timestamp: str | None
 ) -> TimelineJson:
     """One timeline event: its kind is the content's `event_kind` (or `event_type`), else
     the source kind; the content's `ref` is kept as the original's reference."""
@@ -141,12 +149,13 @@ def timeline_entry(
         "summary": summary,
         "data": data,
     }
-    if isinstance(data.get("ref"), str) and data["ref"]:
-        entry["ref"] = data["ref"]
+    ref = data.get("ref")
+    if isinstance(ref, str) and ref:
+        entry["ref"] = ref
     return entry
 
 
-def tool_node(data: dict[str, Any], timestamp: str | None) -> ToolCallJson:
+def tool_node(data: dict[str, object], timestamp: str | None) -> ToolCallJson:
     """The tool-graph node of one tool output (the original's ToolNode + status)."""
     depends, args, status = data.get("depends_on"), data.get("args"), data.get("status")
     return {
@@ -161,7 +170,7 @@ def tool_node(data: dict[str, Any], timestamp: str | None) -> ToolCallJson:
 
 
 def working_payload(
-    content: Any, summary: str, source: str, context: dict[str, Any]
+    content: object, summary: str, source: str, context: Mapping[str, object]
 ) -> WorkingJson:
     """The working payload of a capture (to be validated as WorkingPayload)."""
     data = as_dict(content)
@@ -177,9 +186,10 @@ def working_payload(
     if "state" not in payload and "state_data" not in payload:
         payload["state_data"] = {k: v for k, v in data.items() if k not in (*known, "thread_id")}
     thread = data.get("thread_id") or context.get("thread_id") or source
-    return {
+    working = {
         "kind": "working",
         "thread_id": str(thread)[:1024],
         "context_summary": data.get("context_summary") or summary,
         **payload,
     }
+    return cast(WorkingJson, working)

@@ -3,8 +3,6 @@ every kind of experience goes through the one capture path (classify, interpret,
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.capture.schemas import (
     CaptureCommon,
     CaptureRequest,
@@ -38,7 +36,7 @@ EPISODE_FIELDS = {
 
 
 def _request(
-    body: CaptureCommon, kind: SourceKind, content: dict[str, Any], summary: str | None
+    body: CaptureCommon, kind: SourceKind, content: dict[str, object], summary: str | None
 ) -> CaptureRequest:
     common = {name: getattr(body, name) for name in CaptureCommon.model_fields}
     return CaptureRequest(**common, source_kind=kind, content=content, summary=summary)
@@ -57,7 +55,7 @@ def from_event(body: EventIngest) -> CaptureRequest:
 
 
 def from_observation(body: ObservationIngest) -> CaptureRequest:
-    content: dict[str, Any] = {**body.data, "entities": body.entities}
+    content: dict[str, object] = {**body.data, "entities": body.entities}
     if body.subject is not None:
         content.update(subject=body.subject, predicate=body.predicate, object=body.object)
     return _request(body, SourceKind.observation, content, body.summary)

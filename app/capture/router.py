@@ -42,7 +42,7 @@ ERRORS = error_responses(401, 403, 404, 413, 422, 429)
 
 
 def _service(state: AppState, session: Session) -> CaptureService:
-    records = RecordService(session, state.policy, defer_writes=True)
+    records = RecordService(session, state.policy, defer_writes=True, settles_facts=True)
     return CaptureService(session, records, interpret_llm=state.interprets_captures)
 
 
@@ -107,7 +107,7 @@ class Ingest:
     answer: Answer
     status_code: int = status.HTTP_201_CREATED
     response_model: type[BaseModel] = CaptureResponse
-    responses: dict[int | str, dict[str, Any]] = field(default_factory=lambda: ERRORS)
+    responses: dict[int | str, dict[str, object]] = field(default_factory=lambda: ERRORS)
 
 
 INGESTS = (

@@ -76,7 +76,7 @@ class CaptureBatchRequest(StrictModel):
     """Up to 1,000 captures, each exactly as POST /v1/capture takes it. Items are
     validated one by one: a bad item gets its own problem and does not spoil the others."""
 
-    items: list[dict[str, Any]] = Field(
+    items: list[dict[str, object]] = Field(
         min_length=1,
         max_length=MAX_BATCH,
         json_schema_extra={"items": {"$ref": "#/components/schemas/CaptureRequest"}},

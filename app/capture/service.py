@@ -67,6 +67,7 @@ class CaptureService:
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
         self._staged = record_repo.track_staged(session) if records.defer_writes else []
+        self._contradicts: list[RelationRow] = []  # edges settling contradictions wrote
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:
         """Capture and describe what was written (records with their edges)."""
@@ -75,17 +76,22 @@ class CaptureService:
         return self.describe(result)
 
     def write_staged(self) -> None:
-        """Write every staged row (records first)."""
+        """Write every staged row (records first), then settle the contradictions of the
+        facts among them (app/records/contradictions.py), in the order they came."""
         record_repo.insert_staged(self.session, self._staged)
         self._staged.clear()
+        self._contradicts += self.records.settle_staged()
+        self.session.flush()  # what settling wrote: edges and audit entries
+        self._staged.clear()
 
-    def mark(self) -> tuple[int, int]:
+    def mark(self) -> tuple[int, int, int]:
         """Where a capture starts, for `forget_since` should it be refused."""
-        return len(self._staged), self.entities.mark()
+        return len(self._staged), self.entities.mark(), self.records.facts_mark()
 
-    def forget_since(self, mark: tuple[int, int]) -> None:
+    def forget_since(self, mark: tuple[int, int, int]) -> None:
         """Drop what was staged since `mark` (nothing of it was written)."""
-        rows, entities = mark
+        rows, entities, facts = mark
+        self.records.forget_facts_since(facts)
         self.questions.forget(self._staged[rows:])
         for row in self._staged[rows:]:
             if row in self.session:
@@ -96,14 +102,16 @@ class CaptureService:
     def describe(self, result: CaptureResult) -> CaptureResponse:
         """The answer of a written capture: its records with their edges."""
         now = clock.now()
+        ids = {result.primary.id, *(r.id for r in result.created)}
+        edges = result.edges + [e for e in self._contradicts if e.source_id in ids]
 
         def view(row: RecordRow) -> MemoryRecordOut:
-            return full_view(row, now, [e for e in result.edges if e.source_id == row.id])
+            return full_view(row, now, [e for e in edges if e.source_id == row.id])
 
         return CaptureResponse(
             primary_record=view(result.primary),
             created_records=[view(r) for r in result.created],
-            edges=[relation_out(e) for e in result.edges],
+            edges=[relation_out(e) for e in edges],
         )
 
     def lock_entities(self, requests: Sequence[CaptureRequest]) -> None:
@@ -281,7 +289,9 @@ class CaptureService:
             sensitivity=req.sensitivity,
             scope=req.scope,
             tags=req.tags,
-            provenance=Provenance(sources=[ProvenanceSource(kind="record", ref=primary.id)]),
+            provenance=Provenance(
+                sources=[ProvenanceSource(kind="record", ref=primary.id, timestamp=req.timestamp)]
+            ),
             interpretation={"derived_from": primary.id},
         )
         row = self.records.create(spec, trust, source_kind=req.source_kind.value)

@@ -45,6 +45,7 @@ from app.db import Database
 from app.llm.client import Budget, BudgetExhausted, ChatClient, LLMError
 from app.llm.triples import Triple, messages_for, parse_triples
 from app.records import repository as record_repo
+from app.records.event_time import episode_time
 from app.records.payloads import Evidence, SemanticPayload
 from app.records.policy import PolicyEngine
 from app.records.schemas import RecordCreate
@@ -72,6 +73,7 @@ class Episode:
     scope: str | None
     sensitivity: int
     summary: str
+    observed_at: float | None = None  # when it happened (its facts' event time)
 
 
 def batches(episodes: Iterable[Episode], size: int) -> list[list[Episode]]:
@@ -124,7 +126,14 @@ def _pending(db: Database, cfg: LLMSettings) -> list[Episode]:
             limit=min(MAX_EPISODES_PER_RUN, cfg.max_calls_per_run * cfg.batch_size),
         )
         return [
-            Episode(r.id, r.scope, r.sensitivity, str(r.payload.get("summary") or "")) for r in rows
+            Episode(
+                r.id,
+                r.scope,
+                r.sensitivity,
+                str(r.payload.get("summary") or ""),
+                episode_time(r.payload, r.provenance or {}, r.created_at),
+            )
+            for r in rows
         ]
 
 
@@ -267,4 +276,5 @@ def fact_spec(episode: Episode, triple: Triple, model: str) -> RecordCreate:
         rank=episode.sensitivity,
         tags=[],
         created_by=CREATED_BY,
+        observed_at=episode.observed_at,
     )

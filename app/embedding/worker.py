@@ -123,7 +123,8 @@ class EmbeddingWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        failures = 0
+        failures = drained = 0
+        first_drain = True
         while not self._stop.is_set():
             try:
                 settled = embed_pending(
@@ -134,7 +135,14 @@ class EmbeddingWorker:
                 log.exception("embedding batch failed")
                 failures += 1
                 settled = 0
+            drained += settled
             if settled >= self.batch_size:
                 continue  # more may be waiting: drain without sleeping
+            if drained:
+                # The first time at info: "are the vectors there yet?" after a start, an
+                # import or a backfill; later drains at debug (one per burst of captures).
+                level = logging.INFO if first_drain else logging.DEBUG
+                log.log(level, "embeddings up to date (%d records embedded)", drained)
+                first_drain, drained = False, 0
             delay = self.interval_s * (2 ** min(failures, MAX_BACKOFF_STEPS))
             self._stop.wait(delay)

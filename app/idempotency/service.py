@@ -90,6 +90,20 @@ class IdempotentWrite:
         return result
 
 
+@dataclass(frozen=True)
+class IdempotencyKey:
+    """A request's key and identity, for a write that runs several transactions of its
+    own (forgetting, one per page): `in_session` gives the key's rules in one of them."""
+
+    actor: str
+    key: str | None
+    fingerprint: str
+    retention_s: float
+
+    def in_session(self, session: Session) -> IdempotentWrite:
+        return IdempotentWrite(session, self.actor, self.key, self.fingerprint, self.retention_s)
+
+
 def purge_expired(session: Session, now: float, retention_s: float) -> int:
     """Forget keys older than the retention window at `now`; how many were forgotten."""
     return idempotency_repo.purge(session, now - retention_s)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.capture.classifier import Mention
 from app.json_walk import strings
@@ -114,7 +113,7 @@ def parse_answer(text: str, *, max_chars: int) -> Reading:
     return out
 
 
-def _items(value: Any, out: Reading) -> list[Any]:
+def _items(value: object, out: Reading) -> list[object]:
     """A key's list; anything else counts as one dropped item."""
     if value is None:
         return []
@@ -124,7 +123,7 @@ def _items(value: Any, out: Reading) -> list[Any]:
     return value
 
 
-def find_object(text: str) -> dict[str, Any] | None:
+def find_object(text: str) -> dict[str, object] | None:
     """The first JSON object with an "entities" or "facts" key in `text`: inside a code
     fence first, else anywhere (prose around it is ignored)."""
     for candidate in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
@@ -134,7 +133,7 @@ def find_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _first_object(text: str) -> dict[str, Any] | None:
+def _first_object(text: str) -> dict[str, object] | None:
     decoder = json.JSONDecoder(strict=False)  # raw newlines inside strings are common
     start = text.find("{")
     tries = 0
@@ -150,7 +149,7 @@ def _first_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def clean_entity(item: Any) -> Mention | None:
+def clean_entity(item: object) -> Mention | None:
     """An entity item (an object with a name, or a bare name) as a mention."""
     if isinstance(item, str):
         item = {"name": item}
@@ -167,7 +166,7 @@ def clean_entity(item: Any) -> Mention | None:
     return Mention(name, types, aliases)
 
 
-def _text_list(value: Any, limit: int, most: int, *, exclude: set[str]) -> list[str]:
+def _text_list(value: object, limit: int, most: int, *, exclude: set[str]) -> list[str]:
     """Distinct cleaned strings of a list (a lone string counts as a list of one)."""
     if isinstance(value, str):
         value = [value]
@@ -191,7 +190,7 @@ def fact_key(fact: Fact) -> Fact:
     return fact[0].casefold(), fact[1].casefold(), fact[2].casefold()
 
 
-def clean_fact(item: Any) -> Fact | None:
+def clean_fact(item: object) -> Fact | None:
     if not isinstance(item, dict):
         return None
     subject = clean_text(item.get("subject"), NAME_CHARS)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Required, TypedDict
 
 from sqlalchemy.orm import Session
 
@@ -31,6 +31,7 @@ from app.enums import Sensitivity, SourceKind, Status
 from app.interpret import repository as queue_repo
 from app.interpret.parse import Fact, Reading, fact_key, has_words, messages_for
 from app.models import InterpretationQueueRow, RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.policy import PolicyEngine
 from app.records.service import RecordService
@@ -40,6 +41,32 @@ from app.trust import TrustContext
 ACTION = "interpret:llm"
 RETRY_BASE_S = 30.0  # the first retry waits this long, each next one twice as long
 RETRY_MAX_S = 3600.0
+
+
+class LinkedEntity(TypedDict):
+    name: str
+    created: bool  # by this interpretation (else an entity already known)
+
+
+class DerivedFact(TypedDict):
+    subject: str
+    predicate: str
+    object: str
+    record_id: str
+
+
+class LlmSection(TypedDict, total=False):
+    """A record's `interpretation.llm`: pending (with its last error), done (what it
+    linked and derived), skipped or failed (with the reason)."""
+
+    status: Required[str]
+    reason: str | None
+    last_error: str
+    model: str
+    attempts: int
+    entities: list[LinkedEntity]
+    facts: list[DerivedFact]
+    dropped: int
 
 
 @dataclass(frozen=True)
@@ -97,7 +124,7 @@ def apply(
     *,
     model: str,
     now: float,
-) -> dict[str, Any] | None:
+) -> LlmSection | None:
     """Link the new mentions and derive the new facts of `reading`; returns the record's
     `interpretation.llm`, or None when the item is no longer this job's."""
     mentions = mentions_of(reading)
@@ -111,12 +138,12 @@ def apply(
     if row.status == Status.retracted.value:
         return _finish(session, row, job, {"status": "skipped", "reason": "retracted"}, now)
     trust = job.trust()
-    capture = CaptureService(session, RecordService(session, policy))
+    capture = CaptureService(session, RecordService(session, policy, settles_facts=True))
     origin = origin_of(row, job.actor_id)
     result = CaptureResult(primary=row)
     entities = capture.resolve_entities(mentions, origin, trust, result.created)
     added = _link_mentions(session, row, mentions, entities, result, trust, now)
-    facts: list[dict[str, Any]] = []
+    facts: list[DerivedFact] = []
     done = _rule_fact(row)
     for fact in reading.facts:
         if fact_key(fact) in done:
@@ -129,7 +156,7 @@ def apply(
         )
     for created in result.created:
         created.interpretation = {**(created.interpretation or {}), "interpreter": "llm"}
-    section = {
+    section: LlmSection = {
         "status": "done",
         "model": model,
         "attempts": job.attempts,
@@ -159,7 +186,7 @@ def _link_mentions(
     result: CaptureResult,
     trust: TrustContext,
     now: float,
-) -> list[dict[str, Any]]:
+) -> list[LinkedEntity]:
     """`mentions_entity` edges to the entities the record does not mention yet (an
     entity record never mentions itself)."""
     linked = {
@@ -168,7 +195,7 @@ def _link_mentions(
         if e.predicate == "mentions_entity"
     }
     created = {r.id for r in result.created}
-    added: list[dict[str, Any]] = []
+    added: list[LinkedEntity] = []
     for mention in mentions:
         entity_id = entities[mention.name.casefold()]
         if entity_id in linked or entity_id == row.id:
@@ -194,7 +221,7 @@ def _rule_fact(row: RecordRow) -> set[Fact]:
 def origin_of(row: RecordRow, actor_id: str) -> CaptureRequest:
     """The capture as its record remembers it: source, scope, tags and the record's own
     sensitivity (what is derived from a record is as sensitive as the record)."""
-    sources = (row.provenance or {}).get("sources") or [{}]
+    sources = payload_json.provenance(row.provenance or {}).get("sources") or [{}]
     first = sources[0] if isinstance(sources[0], dict) else {}
     try:
         kind = SourceKind(str(first.get("kind")))
@@ -219,11 +246,11 @@ def retry_or_fail(
         return None
     row, item = held
     if job.attempts >= max_attempts:
-        section = {"status": "failed", "reason": reason, "attempts": job.attempts}
+        section: LlmSection = {"status": "failed", "reason": reason, "attempts": job.attempts}
         _finish(session, row, job, section, now)
         return "failed"
     queue_repo.reschedule(session, item, now + retry_delay(job.attempts), reason)
-    pending = {"status": "pending", "attempts": job.attempts, "last_error": reason}
+    pending: LlmSection = {"status": "pending", "attempts": job.attempts, "last_error": reason}
     row.interpretation = {**(row.interpretation or {}), "llm": pending}
     return "retry"
 
@@ -252,13 +279,15 @@ def _finish(
     session: Session,
     row: RecordRow,
     job: Job,
-    section: dict[str, Any],
+    section: LlmSection,
     now: float,
     created: list[str] | None = None,
-) -> dict[str, Any]:
+) -> LlmSection:
     """Write the outcome on the record, audit it, and take the item off the queue."""
     row.interpretation = {**(row.interpretation or {}), "llm": section}
-    details = {k: v for k, v in section.items() if k not in ("entities", "facts")}
+    details: dict[str, object] = {
+        k: v for k, v in section.items() if k not in ("entities", "facts")
+    }
     if section["status"] == "done":
         details["entities"] = len(section["entities"])
         details["facts"] = len(section["facts"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from sqlalchemy import Connection, select, text, update
 from sqlalchemy.orm import Session
@@ -23,7 +22,7 @@ def finish_run(
     run_id: int,
     *,
     status: str,
-    counts: dict[str, Any],
+    counts: dict[str, int],
     error: str | None,
     now: float,
 ) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from pydantic import Field
 
@@ -24,7 +23,7 @@ class JobRunOut(OutModel):
     started_at: datetime
     finished_at: datetime | None
     duration_s: float | None
-    counts: dict[str, Any]
+    counts: dict[str, object]
     error: str | None
 
 

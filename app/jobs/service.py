@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -27,6 +26,7 @@ from app.clock import to_datetime
 from app.config import Settings
 from app.consolidation.service import run_consolidation
 from app.db import Database
+from app.deadline import unbounded
 from app.errors import Conflict
 from app.idempotency.service import purge_expired
 from app.jobs import repository as jobs_repo
@@ -37,10 +37,10 @@ from app.sweep.service import run_sweep
 
 log = logging.getLogger("membrane.jobs")
 
-JobFn = Callable[[Database, Settings, float], dict[str, Any]]
+JobFn = Callable[[Database, Settings, float], dict[str, int]]
 
 
-def decay_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
+def decay_job(db: Database, settings: Settings, now: float) -> dict[str, int]:
     """The hourly sweep: decay and prune records, and forget expired idempotency keys."""
     result = run_sweep(db, now=now, batch_size=settings.scheduler.sweep_batch_size)
     with db.transaction() as session:
@@ -48,7 +48,7 @@ def decay_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
     return {**result.counts(), "idempotency_keys_expired": expired}
 
 
-def consolidation_job(db: Database, settings: Settings, now: float) -> dict[str, Any]:
+def consolidation_job(db: Database, settings: Settings, now: float) -> dict[str, int]:
     return run_consolidation(db, settings, now=now)
 
 
@@ -149,7 +149,7 @@ def _execute(
     db: Database, settings: Settings, job: str, fn: JobFn, run_id: int, now: float
 ) -> JobRunRow | None:
     t0 = time.perf_counter()
-    counts: dict[str, Any] = {}
+    counts: dict[str, int] = {}
     error: str | None = None
     try:
         counts = fn(db, settings, now)
@@ -190,7 +190,8 @@ def job_run_out(row: JobRunRow) -> JobRunOut:
 
 def run_now(db: Database, settings: Settings, job: str) -> JobRunOut:
     """A manual run, waited for; 409 while another runner holds the job's lock."""
-    outcome = run_job(db, settings, job, "manual")
+    with unbounded():  # a job's statements may take long; the caller chose to wait
+        outcome = run_job(db, settings, job, "manual")
     if outcome.run is None:
         raise Conflict(f"Job {job!r} is running elsewhere; try again later.")
     return job_run_out(outcome.run)

@@ -18,7 +18,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
 
 import httpx
 
@@ -153,7 +152,7 @@ class ChatClient:
         `budget` is spent, LLMError when the call fails or answers something unusable."""
         if budget is not None:
             budget.admit()
-        body = {
+        body: dict[str, object] = {
             "model": self.model,
             "messages": list(messages),
             "max_tokens": max_tokens,
@@ -164,7 +163,7 @@ class ChatClient:
             budget.charge(answer.total_tokens)
         return answer
 
-    def _post_with_retries(self, body: dict[str, Any]) -> bytes:
+    def _post_with_retries(self, body: dict[str, object]) -> bytes:
         attempt = 0
         while True:
             try:
@@ -188,7 +187,7 @@ class ChatClient:
             time.sleep(delay)
             attempt += 1
 
-    def _post(self, body: dict[str, Any]) -> tuple[int, bytes, str | None]:
+    def _post(self, body: dict[str, object]) -> tuple[int, bytes, str | None]:
         """One attempt: status, body (at most max_response_bytes) and Retry-After."""
         with self._client.stream("POST", "chat/completions", json=body) as response:
             deadline = time.monotonic() + self.timeout_s

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
+from collections.abc import Mapping
 
 from fastapi import FastAPI
 
 from app import openapi
 from app.capture.router import router as capture_router
 from app.errors import Problem
+from app.forget.router import router as forget_router
+from app.json_walk import JsonDocument
 from app.records.router import router as records_router
 from app.retrieve.router import router as retrieve_router
 from app.revise.router import router as revise_router
@@ -28,13 +30,13 @@ from app.salience.router import router as salience_router
 COMPONENTS = "#/components/schemas/"
 DEFS = "#/$defs/"
 
-RECORD_ID: dict[str, Any] = {
+RECORD_ID: dict[str, object] = {
     "type": "string",
     "minLength": 1,
     "maxLength": 1024,
     "description": "The record's id (a UUID), as returned by capture, ingest or retrieve.",
 }
-IDEMPOTENCY_KEY: dict[str, Any] = {
+IDEMPOTENCY_KEY: dict[str, object] = {
     "type": "string",
     "minLength": 1,
     "maxLength": 255,
@@ -108,13 +110,13 @@ FIELD_NOTES: dict[str, str] = {
 }
 
 
-def api_document() -> dict[str, Any]:
+def api_document() -> JsonDocument:
     """The OpenAPI document of the operations the tools call (cached per process)."""
     return copy.deepcopy(_document())
 
 
 @functools.cache
-def _document() -> dict[str, Any]:
+def _document() -> JsonDocument:
     app = FastAPI(title="Membrane", version="0.1.0")
     for router in (
         capture_router,
@@ -122,33 +124,33 @@ def _document() -> dict[str, Any]:
         salience_router,
         revise_router,
         retrieve_router,
+        forget_router,
     ):
         app.include_router(router)
     openapi.install(app, Problem.model_json_schema())
-    document: dict[str, Any] = app.openapi()
-    return document
+    return app.openapi()
 
 
-def operation(document: dict[str, Any], method: str, path: str) -> dict[str, Any]:
-    found: dict[str, Any] = document["paths"][path][method.lower()]
+def operation(document: JsonDocument, method: str, path: str) -> JsonDocument:
+    found: JsonDocument = document["paths"][path][method.lower()]
     return found
 
 
 def input_schema(
-    document: dict[str, Any],
+    document: JsonDocument,
     method: str,
     path: str,
     path_params: tuple[str, ...],
     idempotent: bool,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The tool's input schema: path parameters + the body's fields (+ idempotency_key)."""
     body = _body_schema(operation(document, method, path))
-    components: dict[str, Any] = document["components"]["schemas"]
-    root: dict[str, Any] = (
+    components: Mapping[str, JsonDocument] = document["components"]["schemas"]
+    root: JsonDocument = (
         copy.deepcopy(components[_ref_name(body)]) if body is not None else {"type": "object"}
     )
     root.pop("title", None)
-    properties: dict[str, Any] = {name: dict(RECORD_ID) for name in path_params}
+    properties: dict[str, object] = {name: dict(RECORD_ID) for name in path_params}
     for name, field in root.get("properties", {}).items():
         properties[name] = _described(name, field)
     if idempotent:
@@ -157,40 +159,40 @@ def input_schema(
     root["required"] = [*path_params, *root.get("required", [])]
     root["additionalProperties"] = False
     defs = _reachable(root, components)
-    schema: dict[str, Any] = _rewrite_refs(root)
+    schema = _rewrite_object(root)
     if defs:
         schema["$defs"] = {name: _rewrite_refs(components[name]) for name in sorted(defs)}
     return schema
 
 
-def _body_schema(op: dict[str, Any]) -> dict[str, Any] | None:
+def _body_schema(op: JsonDocument) -> Mapping[str, object] | None:
     """The body's `$ref` (an optional body is `anyOf: [$ref, null]`), or None."""
-    content: dict[str, Any] | None = (
+    content: JsonDocument | None = (
         op.get("requestBody", {}).get("content", {}).get("application/json")
     )
     if content is None:
         return None
-    schema: dict[str, Any] = dict(content["schema"])
+    schema: JsonDocument = content["schema"]
     for branch in schema.get("anyOf", []):
         if "$ref" in branch:
             return dict(branch)
     return schema
 
 
-def _ref_name(schema: dict[str, Any]) -> str:
+def _ref_name(schema: Mapping[str, object]) -> str:
     ref = str(schema["$ref"])
     if not ref.startswith(COMPONENTS):
         raise ValueError(f"not a component reference: {ref}")
     return ref[len(COMPONENTS) :]
 
 
-def _described(name: str, field: dict[str, Any]) -> dict[str, Any]:
+def _described(name: str, field: Mapping[str, object]) -> Mapping[str, object]:
     if "description" in field or name not in FIELD_NOTES:
         return field
     return {**field, "description": FIELD_NOTES[name]}
 
 
-def _reachable(schema: Any, components: dict[str, Any]) -> set[str]:
+def _reachable(schema: object, components: Mapping[str, object]) -> set[str]:
     """Names of the components `schema` refers to, directly or through others."""
     found: set[str] = set()
     pending = [schema]
@@ -209,13 +211,17 @@ def _reachable(schema: Any, components: dict[str, Any]) -> set[str]:
     return found
 
 
-def _rewrite_refs(node: Any) -> Any:
+def _rewrite_object(node: Mapping[str, object]) -> dict[str, object]:
+    out = {key: _rewrite_refs(value) for key, value in node.items()}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith(COMPONENTS):
+        out["$ref"] = DEFS + ref[len(COMPONENTS) :]
+    return out
+
+
+def _rewrite_refs(node: object) -> object:
     if isinstance(node, dict):
-        out = {key: _rewrite_refs(value) for key, value in node.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith(COMPONENTS):
-            out["$ref"] = DEFS + ref[len(COMPONENTS) :]
-        return out
+        return _rewrite_object(node)
     if isinstance(node, list):
         return [_rewrite_refs(item) for item in node]
     return node

@@ -195,4 +195,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "become superseded by it.",
         destructive=True,
     ),
+    _write(
+        "forget_records",
+        "Forget records",
+        "/v1/forget",
+        "Forget, in one call, everything remembered in a scope (optionally only some types, "
+        "tags, a time window or what is about one entity): the records are deleted with "
+        "their edges and vectors. `erase` also strips their content from the audit log; "
+        "`dry_run` only counts. Use it when a user asks to be forgotten.",
+        destructive=True,
+    ),
 )

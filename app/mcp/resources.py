@@ -3,14 +3,13 @@ as the caller (same trust as the get_record tool and REST)."""
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
-from app.mcp.tools import ClientFactory, McpContext, problem_text, to_result
+from app.mcp.tools import ClientFactory, McpContext, problem_of, problem_text
 
 RECORD_URI = "membrane://records/{record_id}"
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
@@ -31,7 +30,7 @@ def add_resources(server: MCPServer, clients: ClientFactory) -> None:
             response = await client.get(f"/v1/records/{quote(record_id, safe='')}")
         if response.is_success:
             return response.text
-        problem: dict[str, Any] = to_result(response).structured_content
+        problem = problem_of(response)
         raise MCPError(
             code=_code(response.status_code), message=problem_text(problem), data=problem
         )

@@ -18,7 +18,8 @@ INSTRUCTIONS = """Membrane is your long-term memory.
 - Close the loop: `reinforce_record` what helped, `penalize_record` what misled you,
   `ingest_outcome` for how an episode ended.
 - Correct knowledge with `supersede_record`, `fork_record`, `retract_record`,
-  `contest_record` or `merge_records`; every change is audited.
+  `contest_record` or `merge_records`; every change is audited. A newer fact replaces
+  the one it contradicts by itself. `forget_records` wipes a scope on request.
 What you can read and write is your API key's: its scopes and its sensitivity ceiling
 (records one level above the ceiling come back redacted). Errors carry the service's
 problem: status, title, detail and, for bad input, one line per field."""

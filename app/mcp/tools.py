@@ -12,9 +12,9 @@ carrying the problem (status, title, detail, validation errors).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -24,13 +24,21 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import CallToolResult, TextContent
 from pydantic import ConfigDict
 
-from app.errors import PROBLEM_BASE
-from app.mcp.contract import input_schema
+from app.errors import PROBLEM_BASE, FieldError, ProblemJson
+from app.json_walk import JsonDocument
+from app.mcp.contract import input_schema, operation
 from app.mcp.operations import OPERATIONS, Operation
 
 McpContext = Context[Any, Any]
 # A client for one tool call, ready to send REST requests as the MCP caller.
 ClientFactory = Callable[[McpContext], AbstractAsyncContextManager[httpx.AsyncClient]]
+
+
+class ToolProblem(ProblemJson, total=False):
+    """The problem a tool error carries: REST's (or one made here), with the answer's
+    Retry-After when it had one."""
+
+    retry_after: str
 
 
 class PassThrough(ArgModelBase):
@@ -39,21 +47,22 @@ class PassThrough(ArgModelBase):
 
     model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
 
-    def model_dump_one_level(self) -> dict[str, Any]:
+    def model_dump_one_level(self) -> dict[str, object]:
         return {"arguments": dict(self.model_extra or {})}
 
 
-def build_tools(document: dict[str, Any], clients: ClientFactory) -> list[Tool]:
+def build_tools(document: JsonDocument, clients: ClientFactory) -> list[Tool]:
     return [_tool(op, document, clients) for op in OPERATIONS]
 
 
-def _tool(op: Operation, document: dict[str, Any], clients: ClientFactory) -> Tool:
+def _tool(op: Operation, document: JsonDocument, clients: ClientFactory) -> Tool:
     schema = input_schema(document, op.method, op.path, op.path_params, op.idempotency_key)
-    described = document["paths"][op.path][op.method.lower()].get("description")
+    structured = structured_fields(schema)
+    described = operation(document, op.method, op.path).get("description")
     description = op.description + (f"\n\n{described}" if described else "")
 
-    async def run(arguments: dict[str, Any], ctx: McpContext) -> CallToolResult:
-        return await call(op, schema, clients, arguments, ctx)
+    async def run(arguments: dict[str, object], ctx: McpContext) -> CallToolResult:
+        return await call(op, structured, clients, arguments, ctx)
 
     return Tool(
         fn=run,
@@ -70,13 +79,13 @@ def _tool(op: Operation, document: dict[str, Any], clients: ClientFactory) -> To
 
 async def call(
     op: Operation,
-    schema: dict[str, Any],
+    structured: frozenset[str],
     clients: ClientFactory,
-    arguments: dict[str, Any],
+    arguments: Mapping[str, object],
     ctx: McpContext,
 ) -> CallToolResult:
     """One REST request for one tool call."""
-    body = decode_json_strings(dict(arguments), schema)
+    body = decode_json_strings(arguments, structured)
     headers: dict[str, str] = {}
     if op.idempotency_key and "idempotency_key" in body:
         headers["Idempotency-Key"] = str(body.pop("idempotency_key"))
@@ -98,47 +107,78 @@ async def call(
     return to_result(response)
 
 
-def decode_json_strings(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def decode_json_strings(
+    arguments: Mapping[str, object], structured: frozenset[str]
+) -> dict[str, object]:
     """Some clients send an object or array argument as a JSON string: decode those, for
-    fields whose schema allows only objects or arrays (a string is never valid there)."""
-    properties: dict[str, Any] = schema.get("properties", {})
+    the `structured` fields (a string is never valid there)."""
+    decoded_arguments = dict(arguments)
     for name, value in arguments.items():
-        if isinstance(value, str) and _structured_only(properties.get(name, {})):
+        if isinstance(value, str) and name in structured:
             try:
                 decoded = json.loads(value)
             except ValueError:
                 continue
             if isinstance(decoded, dict | list):
-                arguments[name] = decoded
-    return arguments
+                decoded_arguments[name] = decoded
+    return decoded_arguments
 
 
-def _structured_only(field: dict[str, Any]) -> bool:
+def structured_fields(schema: Mapping[str, object]) -> frozenset[str]:
+    """The fields of a tool's input schema that allow only objects or arrays."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return frozenset()
+    return frozenset(
+        name
+        for name, field in properties.items()
+        if isinstance(field, dict) and _structured_only(field)
+    )
+
+
+def _structured_only(field: Mapping[str, object]) -> bool:
     branches = field.get("anyOf", [field])
-    kinds = [b.get("type") for b in branches if b.get("type") != "null"]
+    if not isinstance(branches, list):
+        return False
+    kinds = [b.get("type") for b in branches if isinstance(b, dict) and b.get("type") != "null"]
     return bool(kinds) and all(kind in ("object", "array") for kind in kinds)
 
 
 def to_result(response: httpx.Response) -> CallToolResult:
     """A 2xx answer → its JSON (as text and as structured content); else a tool error."""
-    try:
-        body: Any = response.json()
-    except ValueError:
-        body = None
-    if response.is_success:
-        structured = body if isinstance(body, dict) else {"result": body}
-        text = json.dumps(body, ensure_ascii=False)
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=structured
-        )
-    problem = body if isinstance(body, dict) and "status" in body else _problem_of(response)
+    if not response.is_success:
+        return error_result(problem_of(response))
+    body = _json_body(response)
+    structured = body if isinstance(body, dict) else {"result": body}
+    text = json.dumps(body, ensure_ascii=False)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def problem_of(response: httpx.Response) -> ToolProblem:
+    """A failed answer's problem: REST's problem+json, else one made of the status line."""
+    body = _json_body(response)
+    if isinstance(body, dict) and "status" in body:
+        problem = cast(ToolProblem, body)
+    else:
+        problem = _plain_problem(response)
     retry_after = response.headers.get("Retry-After")
     if retry_after is not None:
-        problem = {**problem, "retry_after": retry_after}
-    return error_result(problem)
+        problem = problem.copy()
+        problem["retry_after"] = retry_after
+    return problem
 
 
-def _problem_of(response: httpx.Response) -> dict[str, Any]:
+def _json_body(response: httpx.Response) -> object:
+    try:
+        body: object = response.json()
+    except ValueError:
+        body = None
+    return body
+
+
+def _plain_problem(response: httpx.Response) -> ToolProblem:
     return {
         "type": "about:blank",
         "title": response.reason_phrase or "Error",
@@ -147,7 +187,7 @@ def _problem_of(response: httpx.Response) -> dict[str, Any]:
     }
 
 
-def unreachable(exc: httpx.TransportError) -> dict[str, Any]:
+def unreachable(exc: httpx.TransportError) -> ToolProblem:
     return {
         "type": "about:blank",
         "title": "Service unavailable",
@@ -157,17 +197,21 @@ def unreachable(exc: httpx.TransportError) -> dict[str, Any]:
     }
 
 
-def missing_parameter(name: str) -> dict[str, Any]:
-    error = {"loc": ["path", name], "msg": "a non-empty string is required", "type": "missing"}
+def missing_parameter(name: str) -> ToolProblem:
+    error: FieldError = {
+        "loc": ["path", name],
+        "msg": "a non-empty string is required",
+        "type": "missing",
+    }
     return _unprocessable([error])
 
 
-def unexpected_arguments(names: list[str]) -> dict[str, Any]:
+def unexpected_arguments(names: list[str]) -> ToolProblem:
     msg, kind = "Extra inputs are not permitted", "extra_forbidden"
     return _unprocessable([{"loc": ["body", name], "msg": msg, "type": kind} for name in names])
 
 
-def _unprocessable(errors: list[dict[str, Any]]) -> dict[str, Any]:
+def _unprocessable(errors: list[FieldError]) -> ToolProblem:
     """A problem like REST's validation problem, for arguments refused before any call."""
     first = errors[0]
     return {
@@ -179,15 +223,15 @@ def _unprocessable(errors: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def error_result(problem: dict[str, Any]) -> CallToolResult:
+def error_result(problem: ToolProblem) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=problem_text(problem))],
-        structured_content=problem,
+        structured_content=dict(problem),
         is_error=True,
     )
 
 
-def problem_text(problem: dict[str, Any]) -> str:
+def problem_text(problem: ToolProblem) -> str:
     """`422 Unprocessable content: detail` plus one line per validation error."""
     head = f"{problem.get('status')} {problem.get('title')}"
     detail = problem.get("detail")

@@ -6,8 +6,6 @@ column) are created by the migration, not declared here (migrations/versions/000
 
 from __future__ import annotations
 
-from typing import Any
-
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     JSON,
@@ -63,9 +61,11 @@ class RecordRow(Base):
     pinned: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     deletion_policy: Mapped[str] = mapped_column(String(16), nullable=False)
     created_by: Mapped[str] = mapped_column(String(256), nullable=False)
-    provenance: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
-    interpretation: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
-    payload: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False)
+    provenance: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False, default=dict)
+    interpretation: Mapped[dict[str, object]] = mapped_column(
+        JsonType, nullable=False, default=dict
+    )
+    payload: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False)
     search_text: Mapped[str] = mapped_column(Text, nullable=False, default="")
     embedding_status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
 
@@ -152,7 +152,7 @@ class AuditRow(Base):
     actor: Mapped[str] = mapped_column(String(256), nullable=False)
     timestamp: Mapped[float] = mapped_column(Double, nullable=False)
     rationale: Mapped[str | None] = mapped_column(Text, nullable=True)
-    details: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    details: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False, default=dict)
 
     __table_args__ = (
         Index("ix_audit_record", "record_id", "id"),
@@ -183,7 +183,7 @@ class JobRunRow(Base):
     started_at: Mapped[float] = mapped_column(Double, nullable=False)
     finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
     status: Mapped[str] = mapped_column(String(16), nullable=False)
-    counts: Mapped[dict[str, Any]] = mapped_column(JsonType, nullable=False, default=dict)
+    counts: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False, default=dict)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)

@@ -29,6 +29,15 @@ def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
     return cond
 
 
+def writable(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
+    """`TrustContext.can_write` as SQL over `rec` (`vis` is the caller's `reading()`): the
+    read rule, and unscoped rows only for a caller not restricted to scopes."""
+    cond = visible(vis, rec)
+    if vis.scopes is not None:
+        cond = and_(cond, rec.scope.is_not(None))
+    return cond
+
+
 def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
     """`column` as SQLite's planner will not use an index for (a unary +): the condition
     on it is then checked on the rows another index found."""

@@ -1,5 +1,7 @@
 """The stored JSON of the payload shapes (app/records/payloads), as TypedDicts, for the
-pure readers of a record's payload (search text, replies, the classifier's drafts).
+pure readers of a record's payload (search text, replies, the classifier's drafts); and
+of the other JSON a record keeps: its provenance, and what a delete or prune audit entry
+keeps of it (its tombstone).
 
 A stored payload is what `payload_dict` wrote of a validated payload model; it is read
 back without re-validation (a record written by an older version still reads), so every
@@ -68,11 +70,19 @@ class EntityJson(TypedDict, total=False):
     summary: str | None
 
 
+class RevisionJson(TypedDict, total=False):
+    version: int
+    supersedes: str | None
+    superseded_by: str | None
+    status: str | None
+
+
 class SemanticJson(TypedDict, total=False):
     kind: str
     subject: str
     predicate: str
     object: object
+    revision: RevisionJson
 
 
 class TriggerJson(TypedDict, total=False):
@@ -86,12 +96,20 @@ class RecipeStepJson(TypedDict, total=False):
     tool: str | None
 
 
+class PerformanceJson(TypedDict, total=False):
+    success_count: int
+    failure_count: int
+    success_rate: float
+    last_used_at: str | None
+
+
 class CompetenceJson(TypedDict, total=False):
     kind: str
     skill_name: str
     triggers: list[TriggerJson]
     recipe: list[RecipeStepJson]
     required_tools: list[str]
+    performance: PerformanceJson
 
 
 class PlanNodeJson(TypedDict, total=False):
@@ -99,11 +117,48 @@ class PlanNodeJson(TypedDict, total=False):
     op: str
 
 
+class PlanMetricsJson(TypedDict, total=False):
+    execution_count: int
+    success_count: int
+    failure_count: int
+    last_executed_at: str | None
+
+
 class PlanGraphJson(TypedDict, total=False):
     kind: str
     plan_id: str
     intent: str
     nodes: list[PlanNodeJson]
+    metrics: PlanMetricsJson
+
+
+class ProvenanceSourceJson(TypedDict, total=False):
+    kind: str
+    ref: str | None
+    hash: str | None
+    created_by: str | None
+    timestamp: str | None
+
+
+class ProvenanceJson(TypedDict, total=False):
+    sources: list[ProvenanceSourceJson]
+    created_by: str | None
+    sources_not_shown: int  # sources past the first ones embedded (RecordService)
+
+
+class TombstoneJson(TypedDict, total=False):
+    """The keys a deleted record's trail is trust-checked by (delete and prune entries)."""
+
+    scope: str | None
+    sensitivity: int
+
+
+def provenance(stored: StoredJson) -> ProvenanceJson:
+    return cast(ProvenanceJson, stored)
+
+
+def tombstone(details: StoredJson) -> TombstoneJson:
+    return cast(TombstoneJson, details)
 
 
 def episodic(payload: StoredJson) -> EpisodicJson:

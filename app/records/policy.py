@@ -8,6 +8,15 @@ from app.config import Settings
 from app.enums import DeletionPolicy, MemoryType, Sensitivity
 from app.records.schemas import LifecycleSpec
 
+# Predicates Membrane writes itself that name many objects at once: the structural
+# consolidation stage's (event kind, observed_in, summary) facts.
+ALWAYS_MULTI_VALUED = frozenset({"observed_in"})
+
+
+def fact_term(predicate: str) -> str:
+    """A predicate as the multi-valued list is matched: case and outer spaces ignored."""
+    return predicate.strip().casefold()
+
 
 @dataclass(frozen=True)
 class ResolvedPolicy:
@@ -26,6 +35,20 @@ class ResolvedPolicy:
 class PolicyEngine:
     def __init__(self, settings: Settings) -> None:
         self._policy = settings.policy
+        self._multi_valued = frozenset(
+            fact_term(p) for p in settings.policy.multi_valued_predicates
+        )
+
+    @property
+    def contradiction_policy(self) -> str:
+        """What a newer contradicting fact does to the older: supersede or contest it."""
+        return self._policy.contradiction_policy
+
+    def single_valued(self, predicate: str) -> bool:
+        """Whether a fact of `predicate` holds one object at a time (contradictions apply).
+        Consolidation's own `observed_in` facts are many by construction."""
+        term = fact_term(predicate)
+        return term not in self._multi_valued and term not in ALWAYS_MULTI_VALUED
 
     @property
     def seed_audit_names(self) -> bool:

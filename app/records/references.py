@@ -65,7 +65,7 @@ def unseen_in_rows(
     return unseen(session, named_refs(rows), trust)
 
 
-def without_refs(payload: dict[str, Any], hidden: Collection[str]) -> dict[str, Any]:
+def without_refs(payload: dict[str, object], hidden: Collection[str]) -> dict[str, object]:
     """`payload` with the hidden ids of its revision block set to null."""
     revision = payload.get("revision")
     if not hidden or not isinstance(revision, dict):

@@ -6,7 +6,7 @@ from this module."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -22,6 +22,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.orm import Mapper, Session
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import dialect_of
@@ -181,7 +182,21 @@ def set_payload(session: Session, record_id: str, payload: StoredJson, now: floa
     session.execute(stmt)
 
 
-def bulk_insert(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+def set_fields(session: Session, row: RecordRow, **values: object) -> None:
+    """Update a stored record's columns now (one UPDATE, seen by the statements that
+    follow) and `row`, attached or not, to match without marking it changed."""
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id == row.id)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(stmt)
+    for name, value in values.items():
+        set_committed_value(row, name, value)
+
+
+def bulk_insert(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
     """Insert many record rows at once (bulk loads and benchmarks): no tags, provenance
     rows or audit entries. PostgreSQL gets COPY, SQLite one executemany."""
     if not rows:

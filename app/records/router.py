@@ -12,6 +12,7 @@ from app import clock
 from app.deps import ReadSessionDep, ReadTrust, SessionDep, StateDep, WriteTrust
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
+from app.idempotency.http import IdempotencyDep
 from app.records.filters import RecordFilter
 from app.records.schemas import (
     AuditPage,
@@ -40,11 +41,15 @@ READ_ERRORS = error_responses(401, 403, 404, 422, 429)
     summary="Create a typed record of any type",
 )
 def create_record(
-    body: RecordCreate, state: StateDep, session: SessionDep, trust: WriteTrust
+    body: RecordCreate,
+    state: StateDep,
+    session: SessionDep,
+    trust: WriteTrust,
+    write: IdempotencyDep,
 ) -> MemoryRecordOut:
     service = RecordService(session, state.policy)
     row = service.create(body, trust)
-    return service.view(row, trust)
+    return write.answer(201, service.view(row, trust))
 
 
 @router.get(

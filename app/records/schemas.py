@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -114,7 +114,7 @@ class AuditEntryOut(OutModel):
     actor: str
     timestamp: datetime
     rationale: str | None = None
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, object] = Field(default_factory=dict)
 
 
 class MemoryRecordOut(OutModel):
@@ -128,9 +128,9 @@ class MemoryRecordOut(OutModel):
     created_at: datetime
     updated_at: datetime
     lifecycle: LifecycleOut
-    provenance: dict[str, Any]
+    provenance: dict[str, object]
     relations: list[RelationOut] = Field(default_factory=list)
-    interpretation: dict[str, Any]
+    interpretation: dict[str, object]
     payload: StoredPayload
     status: Status
     redacted: Literal[False] = False

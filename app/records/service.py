@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -15,8 +14,10 @@ from app.audit import repository as audit_repo
 from app.entities import service as entities
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
-from app.models import AuditRow, ProvenanceRow, RecordRow
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
+from app.records import payload_json
 from app.records import repository as record_repo
+from app.records.contradictions import Contradictions, NewFact
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.payloads import payload_dict
 from app.records.policy import PolicyEngine, ResolvedPolicy
@@ -59,7 +60,12 @@ MAX_EMBEDDED_SOURCES = 100
 
 class RecordService:
     def __init__(
-        self, session: Session, policy: PolicyEngine, *, defer_writes: bool = False
+        self,
+        session: Session,
+        policy: PolicyEngine,
+        *,
+        defer_writes: bool = False,
+        settles_facts: bool = False,
     ) -> None:
         self.session = session
         self.policy = policy
@@ -67,6 +73,12 @@ class RecordService:
         # end with record_repo.insert_staged: a few multi-row INSERTs instead of
         # three flushes per record. Other callers write each record as it is created.
         self.defer_writes = defer_writes
+        # Capture, LLM interpretation and consolidation settle contradictions between the
+        # facts they create and the stored ones (app/records/contradictions.py); typed
+        # creation, revisions and import leave that to the caller. Staged facts wait
+        # for `settle_staged`.
+        self.contradictions = Contradictions(session, policy) if settles_facts else None
+        self._new_facts: list[NewFact] = []
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -93,7 +105,8 @@ class RecordService:
         for rel in spec.relations:
             relations.link(self.session, row.id, rel.predicate, rel.target_id, now, rel.weight)
         if memory_type is MemoryType.entity:
-            names = [row.payload["canonical_name"], *row.payload.get("aliases", [])]
+            entity = payload_json.entity(row.payload)
+            names = [entity["canonical_name"], *entity.get("aliases", [])]
             entities.add_names(self.session, row, names)
         audit_repo.append(
             self.session,
@@ -105,7 +118,26 @@ class RecordService:
         )
         if not self.defer_writes:
             self.session.flush()
+        if self.contradictions is not None and memory_type is MemoryType.semantic:
+            self._new_facts.append((row, trust))
+            if not self.defer_writes:
+                self.settle_staged()
         return row
+
+    def settle_staged(self) -> list[RelationRow]:
+        """Settle the contradictions of the facts created since the last call (now
+        written); the `contradicts` edges written."""
+        facts, self._new_facts = self._new_facts, []
+        if self.contradictions is None or not facts:
+            return []
+        return self.contradictions.settle(facts)
+
+    def facts_mark(self) -> int:
+        return len(self._new_facts)
+
+    def forget_facts_since(self, mark: int) -> None:
+        """Facts staged since `mark` were dropped, never written: nothing to settle."""
+        del self._new_facts[mark:]
 
     def _check_relation_targets(self, spec: RecordCreate, trust: TrustContext) -> None:
         ids = [r.target_id for r in spec.relations]
@@ -141,12 +173,13 @@ class RecordService:
         then a count of the rest, so a fact seen in 50,000 episodes stays small."""
         record_repo.add_provenance(self.session, row.id, _provenance_row(source))
         provenance = dict(row.provenance or {})
-        sources = list(provenance.get("sources", []))
+        stored = payload_json.provenance(provenance)
+        sources: list[object] = list(stored.get("sources", []))
         if len(sources) < MAX_EMBEDDED_SOURCES:
             sources.append(source.model_dump(mode="json", exclude_none=True))
             provenance["sources"] = sources
         else:
-            provenance["sources_not_shown"] = int(provenance.get("sources_not_shown", 0)) + 1
+            provenance["sources_not_shown"] = int(stored.get("sources_not_shown", 0)) + 1
         row.provenance = provenance
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
@@ -192,8 +225,9 @@ class RecordService:
         tomb = audit_repo.tombstone(self.session, record_id)
         if tomb is None:
             raise NotFound(f"No record {record_id!r}.")
-        was_rank = int(tomb.details.get("sensitivity", HIGHEST_RANK))
-        if not trust.may_list(was_rank, tomb.details.get("scope")):
+        was = payload_json.tombstone(tomb.details)
+        was_rank = int(was.get("sensitivity", HIGHEST_RANK))
+        if not trust.may_list(was_rank, was.get("scope")):
             raise NotFound(f"No record {record_id!r}.")
         if trust.redacts(was_rank):
             raise Forbidden(f"Record {record_id!r} was above your ceiling.")
@@ -235,7 +269,7 @@ class RecordService:
         return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
 
 
-def _tombstone(row: RecordRow, now: float) -> dict[str, Any]:
+def _tombstone(row: RecordRow, now: float) -> dict[str, object]:
     """What the `delete` audit entry keeps of the record (its trail stays trust-checked
     by this scope and sensitivity)."""
     return {

@@ -31,6 +31,8 @@ INVERSE: dict[str, str] = {
     "merged_from": "merged_into",
     "part_of": "has_part",
     "has_part": "part_of",
+    "contradicts": "contradicted_by",
+    "contradicted_by": "contradicts",
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from app import clock
 from app.enums import MemoryType
 from app.models import RecordRow
+from app.records import payload_json
 from app.retrieve import selector
 from app.retrieve.applicability import context_fit
 from app.retrieve.schemas import Selection, SelectionCandidate
@@ -68,17 +69,17 @@ def _option(
 ) -> selector.Option:
     payload = row.payload or {}
     if row.type == MemoryType.competence.value:
-        stats = payload.get("performance") or {}
-        successes = int(stats.get("success_count") or 0)
-        failures = int(stats.get("failure_count") or 0)
-        last = stats.get("last_used_at")
-        stated = stats.get("success_rate") if successes + failures == 0 else None
+        performance = payload_json.competence(payload).get("performance") or {}
+        successes = int(performance.get("success_count") or 0)
+        failures = int(performance.get("failure_count") or 0)
+        last = performance.get("last_used_at")
+        stated = performance.get("success_rate") if successes + failures == 0 else None
     else:
-        stats = payload.get("metrics") or {}
-        successes = int(stats.get("success_count") or 0)
-        executions = int(stats.get("execution_count") or 0)
-        failures = int(stats.get("failure_count") or max(0, executions - successes))
-        last = stats.get("last_executed_at")
+        metrics = payload_json.plan_graph(payload).get("metrics") or {}
+        successes = int(metrics.get("success_count") or 0)
+        executions = int(metrics.get("execution_count") or 0)
+        failures = int(metrics.get("failure_count") or max(0, executions - successes))
+        last = metrics.get("last_executed_at")
         stated = None
     return selector.Option(
         record_id=row.id,

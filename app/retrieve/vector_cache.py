@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import select, text
+from sqlalchemy import Integer, literal_column, select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -56,15 +56,20 @@ class _Matrix:
 _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
 
 
-def _refresh(session: Session, cache: _Matrix) -> None:
-    """Load rows added since the last look; rebuild when any row was removed. Both checks
-    take constant time: max(rowid), and the counter migration 0008's trigger keeps."""
-    removals, max_rowid = session.execute(
-        text(
-            "SELECT (SELECT n FROM vector_removals WHERE id = 1), "
-            "(SELECT coalesce(max(rowid), 0) FROM record_embeddings)"
-        )
-    ).one()
+# The change signature of record_embeddings (see _refresh), as two uncorrelated scalar
+# subqueries: SQLite evaluates each once per statement, so they ride along with the
+# statement that lists the admitted ids instead of costing a round trip of their own.
+_SIGNATURE = (
+    literal_column("(SELECT n FROM vector_removals WHERE id = 1)", Integer),
+    literal_column("(SELECT coalesce(max(rowid), 0) FROM record_embeddings)", Integer),
+)
+
+
+def _refresh(session: Session, cache: _Matrix, removals: int, max_rowid: int) -> None:
+    """Bring the matrix up to the signature (removals, max_rowid) read with the request's
+    first statement: load rows added since the last look; rebuild when any row was
+    removed. Both checks take constant time: max(rowid), and the counter migration
+    0008's trigger keeps."""
     if removals != cache.removals:  # rows were deleted or replaced: start over
         cache.reset()
         cache.removals = removals
@@ -101,17 +106,22 @@ def sqlite_nearest(
     limit: int,
     also: Sequence[str],
 ) -> dict[str, float]:
+    # A selective filter (a scope, some tags) names few records: score just those.
+    # Otherwise score everything and check the best rows against the filter.
+    small = 32 * limit
+    admitted = session.execute(
+        select(RecordRow.id, *_SIGNATURE).where(*clauses).limit(small + 1)
+    ).all()
+    if not admitted:  # nothing passes the filters (`also`, found under them, is empty too)
+        return {}
     cache = _caches.of(session)
     with cache.lock:
-        _refresh(session, cache)
+        _refresh(session, cache, admitted[0][1], admitted[0][2])
         matrix, ids, position = cache.snapshot()
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
     n = len(ids)
-    # A selective filter (a scope, some tags) names few records: score just those.
-    # Otherwise score everything and check the best rows against the filter.
-    small = 32 * limit
-    allowed = list(session.scalars(select(RecordRow.id).where(*clauses).limit(small + 1)))
+    allowed = [row[0] for row in admitted]
     if len(allowed) <= small:
         rows = np.fromiter(
             (p for p in (position.get(rid, n) for rid in allowed) if p < n), dtype=np.int64

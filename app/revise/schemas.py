@@ -3,9 +3,8 @@ merge."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from app.records.schemas import MemoryRecordOut, RecordCreate
 from app.schema_base import OutModel, RequiredRationale, ShortText, StrictModel
@@ -21,20 +20,20 @@ def needs_evidence(field: str) -> ConfigDict:
     """The evidence rule as JSON Schema (2020-12 `if`/`then`, which OpenAPI 3.1 carries):
     when `field`'s payload is semantic, its `payload.evidence` or its
     `provenance.sources` has an item."""
-    semantic = {"properties": {"kind": {"const": "semantic"}}, "required": ["kind"]}
-    evidence = {
+    semantic: JsonDict = {"properties": {"kind": {"const": "semantic"}}, "required": ["kind"]}
+    evidence: JsonDict = {
         "properties": {
             "payload": {"properties": {"evidence": {"minItems": 1}}, "required": ["evidence"]}
         },
         "required": ["payload"],
     }
-    sources = {
+    sources: JsonDict = {
         "properties": {
             "provenance": {"properties": {"sources": {"minItems": 1}}, "required": ["sources"]}
         },
         "required": ["provenance"],
     }
-    rule: dict[str, Any] = {
+    rule: JsonDict = {
         "if": {
             "properties": {field: {"properties": {"payload": semantic}, "required": ["payload"]}},
             "required": [field],

@@ -18,6 +18,7 @@ from app.audit import repository as audit_repo
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, NotFound, Unprocessable
 from app.models import RecordRow
+from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.payloads import Revision, SemanticPayload
 from app.records.policy import PolicyEngine
@@ -177,7 +178,7 @@ class RevisionService:
             raise Unprocessable(
                 f"{field}: a semantic record needs payload.evidence or provenance.sources."
             )
-        updates: dict[str, Any] = {}
+        updates: dict[str, object] = {}
         scopes = {t.scope for t in targets}
         if "scope" not in spec.model_fields_set and len(scopes) == 1:
             updates["scope"] = scopes.pop()
@@ -214,7 +215,7 @@ def _set_revision(session: Session, row: RecordRow, now: float, **changes: str) 
     active, contested, retracted — a superseded fact reads `retracted`, as there)."""
     if row.type != MemoryType.semantic.value:
         return
-    revision = {**(row.payload.get("revision") or {}), **changes}
+    revision = {**payload_json.semantic(row.payload).get("revision", {}), **changes}
     record_repo.set_payload(session, row.id, {**row.payload, "revision": revision}, now)
 
 
@@ -222,7 +223,7 @@ def _with_revision(spec: RecordCreate, old: RecordRow) -> RecordCreate:
     """A superseding semantic record carries revision {version: old + 1, supersedes}."""
     if not isinstance(spec.payload, SemanticPayload):
         return spec
-    version = int(old.payload.get("revision", {}).get("version", 1)) + 1
+    version = int(payload_json.semantic(old.payload).get("revision", {}).get("version", 1)) + 1
     revision = Revision(version=version, supersedes=old.id)
     payload = spec.payload.model_copy(update={"revision": revision})
     return spec.model_copy(update={"payload": payload})

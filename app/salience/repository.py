@@ -77,7 +77,7 @@ def zero(session: Session, ids: Sequence[str], now: float) -> None:
 def set_pinned(session: Session, record_id: str, pinned: bool, now: float) -> bool:
     """Pin freezes the current salience (s0 ← current); unpin restarts decay from now.
     Returns False when the record was already in that state."""
-    values: dict[str, Any] = {"pinned": pinned, "salience_t0": now, "updated_at": now}
+    values: dict[str, object] = {"pinned": pinned, "salience_t0": now, "updated_at": now}
     if pinned:
         values["salience_base"] = current_salience_sql(dialect_of(session), now)
     stmt = (

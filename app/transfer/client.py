@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import httpx
 
@@ -25,10 +25,28 @@ MEDIA_TYPE = "application/x-ndjson"
 ProgressCallback = Callable[[int], None]
 
 
+class KindCountsJson(TypedDict, total=False):
+    records: int
+    relations: int
+    provenance: int
+    entity_terms: int
+    audit: int
+    embeddings: int
+
+
+class ImportReportJson(TypedDict):
+    """The service's answer to an import (ImportReport, as JSON)."""
+
+    lines: int
+    created: KindCountsJson
+    skipped: KindCountsJson
+    queued_for_embedding: int
+
+
 class TransferError(RuntimeError):
     """The service refused (its problem document is `problem`) or the stream broke."""
 
-    def __init__(self, message: str, status: int | None = None, problem: Any = None) -> None:
+    def __init__(self, message: str, status: int | None = None, problem: object = None) -> None:
         super().__init__(message)
         self.status = status
         self.problem = problem
@@ -43,7 +61,7 @@ def _raise_for(response: httpx.Response) -> None:
         return
     response.read()
     try:
-        problem: Any = response.json()
+        problem: object = response.json()
     except ValueError:
         problem = response.text
     detail = problem.get("detail") if isinstance(problem, dict) else problem
@@ -117,7 +135,7 @@ def import_file(
     *,
     progress: ProgressCallback | None = None,
     timeout: float = 600.0,
-) -> dict[str, Any]:
+) -> ImportReportJson:
     """POST `path` to /v1/import in chunks; returns the import report (created and
     skipped per kind). A refused file raises TransferError whose `problem` lists every
     bad line in `errors`."""
@@ -141,5 +159,4 @@ def import_file(
     url = base_url.rstrip("/") + "/v1/import"
     response = httpx.post(url, content=chunks(), headers=headers, timeout=timeout)
     _raise_for(response)
-    report: dict[str, Any] = response.json()
-    return report
+    return cast(ImportReportJson, response.json())

@@ -3,11 +3,16 @@ restored record is the record that was exported."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.enums import Sensitivity
 from app.models import AuditRow, EntityTermRow, ProvenanceRow, RecordRow, RelationRow
 from app.records.search_text import searchable_text
+from app.transfer.repository import (
+    AuditInsert,
+    ProvenanceInsert,
+    RecordInsert,
+    RelationInsert,
+    TermInsert,
+)
 from app.transfer.schemas import (
     AuditLine,
     EntityTermLine,
@@ -16,8 +21,11 @@ from app.transfer.schemas import (
     RelationLine,
 )
 
+# An export line is JSON out: written as it is built (lines.dump), never read back here.
+# An import row is what the repository inserts (its RecordInsert, RelationInsert, ...).
 
-def record_line(row: RecordRow) -> dict[str, Any]:
+
+def record_line(row: RecordRow) -> dict[str, object]:
     return {
         "kind": "record",
         "id": row.id,
@@ -49,7 +57,7 @@ def record_line(row: RecordRow) -> dict[str, Any]:
     }
 
 
-def relation_line(row: RelationRow) -> dict[str, Any]:
+def relation_line(row: RelationRow) -> dict[str, object]:
     return {
         "kind": "relation",
         "id": row.id,
@@ -61,7 +69,7 @@ def relation_line(row: RelationRow) -> dict[str, Any]:
     }
 
 
-def provenance_line(row: ProvenanceRow) -> dict[str, Any]:
+def provenance_line(row: ProvenanceRow) -> dict[str, object]:
     return {
         "kind": "provenance",
         "id": row.id,
@@ -74,11 +82,11 @@ def provenance_line(row: ProvenanceRow) -> dict[str, Any]:
     }
 
 
-def term_line(row: EntityTermRow) -> dict[str, Any]:
+def term_line(row: EntityTermRow) -> dict[str, object]:
     return {"kind": "entity_term", "record_id": row.record_id, "term": row.term, "scope": row.scope}
 
 
-def audit_line(row: AuditRow) -> dict[str, Any]:
+def audit_line(row: AuditRow) -> dict[str, object]:
     return {
         "kind": "audit",
         "id": row.id,
@@ -91,7 +99,7 @@ def audit_line(row: AuditRow) -> dict[str, Any]:
     }
 
 
-def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str, Any]:
+def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str, object]:
     return {
         "kind": "embedding",
         "record_id": record_id,
@@ -101,7 +109,7 @@ def embedding_line(record_id: str, model: str, vector: list[float]) -> dict[str,
     }
 
 
-def record_row(line: RecordLine) -> dict[str, Any]:
+def record_row(line: RecordLine) -> RecordInsert:
     """A records row; `embedding_status` says whether the embedding worker should pick
     it up (a vector imported with it turns it to done)."""
     sal = line.salience
@@ -137,7 +145,7 @@ def record_row(line: RecordLine) -> dict[str, Any]:
     }
 
 
-def relation_row(line: RelationLine) -> dict[str, Any]:
+def relation_row(line: RelationLine) -> RelationInsert:
     return {
         "id": line.id,
         "source_id": line.source_id,
@@ -148,7 +156,7 @@ def relation_row(line: RelationLine) -> dict[str, Any]:
     }
 
 
-def provenance_row(line: ProvenanceLine) -> dict[str, Any]:
+def provenance_row(line: ProvenanceLine) -> ProvenanceInsert:
     return {
         "id": line.id,
         "record_id": line.record_id,
@@ -160,11 +168,11 @@ def provenance_row(line: ProvenanceLine) -> dict[str, Any]:
     }
 
 
-def term_row(line: EntityTermLine) -> dict[str, Any]:
+def term_row(line: EntityTermLine) -> TermInsert:
     return {"record_id": line.record_id, "term": line.term, "scope": line.scope}
 
 
-def audit_row(line: AuditLine) -> dict[str, Any]:
+def audit_row(line: AuditLine) -> AuditInsert:
     return {
         "id": line.id,
         "record_id": line.record_id,

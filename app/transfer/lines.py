@@ -8,7 +8,7 @@ lines or the database (duplicates, references, trust, counts) are app/transfer/s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -85,6 +85,6 @@ def first_error(exc: ValidationError) -> str:
     return "; ".join(messages) + more
 
 
-def dump(line: dict[str, Any]) -> bytes:
+def dump(line: Mapping[str, object]) -> bytes:
     """One line of the file: compact JSON, `kind` first, newline-terminated."""
     return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"

@@ -5,7 +5,7 @@ already, inserts keeping the source's ids where they are free)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from sqlalchemy import and_, exists, insert, or_, select, text
@@ -27,11 +27,80 @@ from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
 
 # Tables whose integer ids an import keeps (where free) and whose sequence it advances.
-ID_TABLES: dict[str, Any] = {
+ID_TABLES: dict[str, type[RelationRow] | type[AuditRow] | type[ProvenanceRow]] = {
     "relations": RelationRow,
     "audit_log": AuditRow,
     "provenance_sources": ProvenanceRow,
 }
+
+
+# The rows an import inserts, column for column (app/transfer/convert.py builds them).
+class RecordInsert(TypedDict):
+    id: str
+    type: str
+    status: str
+    sensitivity: int
+    confidence: float
+    scope: str | None
+    tags: list[str]
+    created_at: float
+    updated_at: float
+    salience_base: float
+    salience_t0: float
+    salience_swept: float
+    decay_curve: str
+    half_life_s: float
+    min_salience: float
+    max_age_s: float | None
+    reinforcement_gain: float
+    pinned: bool
+    deletion_policy: str
+    created_by: str
+    provenance: dict[str, object]
+    interpretation: dict[str, object]
+    payload: dict[str, object]
+    search_text: str
+    embedding_status: str
+
+
+class IdRowInsert(TypedDict):
+    """A row of a table whose integer id an import keeps where free (None: a new id)."""
+
+    id: int | None
+
+
+class RelationInsert(IdRowInsert):
+    source_id: str
+    predicate: str
+    target_id: str
+    weight: float
+    created_at: float
+
+
+class ProvenanceInsert(IdRowInsert):
+    record_id: str
+    kind: str
+    ref: str | None
+    hash: str | None
+    created_by: str | None
+    timestamp: float | None
+
+
+class AuditInsert(IdRowInsert):
+    record_id: str
+    action: str
+    actor: str
+    timestamp: float
+    rationale: str | None
+    details: dict[str, object]
+
+
+class TermInsert(TypedDict):
+    record_id: str
+    term: str
+    scope: str
+
+
 RelationKey = tuple[str, str, str, float]
 AuditKey = tuple[str, str, str, float]
 
@@ -128,7 +197,7 @@ def record_heads(session: Session, ids: Iterable[str]) -> dict[str, tuple[str, s
     return {rid: (kind, scope, rank) for rid, kind, scope, rank in session.execute(stmt)}
 
 
-def insert_records(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+def insert_records(session: Session, rows: Sequence[RecordInsert]) -> None:
     """New records and their tag rows. The full-text index follows by itself (SQLite:
     the FTS5 triggers; PostgreSQL: the generated tsvector column)."""
     if not rows:
@@ -167,15 +236,15 @@ def taken_ids(session: Session, table: str, ids: Iterable[int]) -> set[int]:
     return set(session.scalars(select(model.id).where(model.id.in_(wanted))))
 
 
-def insert_rows(session: Session, table: str, rows: Sequence[dict[str, Any]]) -> None:
+def insert_rows(session: Session, table: str, rows: Sequence[IdRowInsert]) -> None:
     """Rows of an id table. Rows with an `id` keep it; on PostgreSQL the id sequence is
     first moved past them, so the service's own inserts never collide with them."""
     if not rows:
         return
     model = ID_TABLES[table]
-    explicit = [r for r in rows if r.get("id") is not None]
+    explicit = [r for r in rows if r["id"] is not None]
     if explicit and dialect_of(session) == "postgresql":
-        top = max(int(r["id"]) for r in explicit)
+        top = max(r["id"] for r in explicit if r["id"] is not None)
         session.execute(
             text(
                 "SELECT setval(seq, GREATEST(:top, pg_sequence_last_value(seq::regclass))) "
@@ -185,12 +254,12 @@ def insert_rows(session: Session, table: str, rows: Sequence[dict[str, Any]]) ->
         )
     if explicit:
         session.execute(insert(model), explicit)
-    generated = [{k: v for k, v in r.items() if k != "id"} for r in rows if r.get("id") is None]
+    generated = [{k: v for k, v in r.items() if k != "id"} for r in rows if r["id"] is None]
     if generated:
         session.execute(insert(model), generated)
 
 
-def insert_terms(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+def insert_terms(session: Session, rows: Sequence[TermInsert]) -> None:
     if rows:
         session.execute(insert(EntityTermRow), list(rows))
 

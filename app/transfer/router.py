@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import tempfile
 from datetime import datetime
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
 import anyio
 from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import RootModel
+from pydantic import RootModel, ValidationError
 
 from app.deps import Admin, NarrowingDep, StateDep
 from app.enums import MemoryType
@@ -39,7 +40,7 @@ class ImportTooLarge(DomainError):
 
 
 FILE_SCHEMA = {"type": "string", "format": "binary"}
-IMPORT_BODY: dict[str, Any] = {
+IMPORT_BODY: dict[str, object] = {
     "requestBody": {
         "required": True,
         "description": "An export file (GET /v1/export): NDJSON, one line per header, "
@@ -51,7 +52,7 @@ IMPORT_BODY: dict[str, Any] = {
         },
     }
 }
-EXPORT_OK: dict[int | str, dict[str, Any]] = {
+EXPORT_OK: dict[int | str, dict[str, object]] = {
     200: {
         "model": ExportLine,
         "description": "NDJSON: the header line, then per page of records (oldest first) "
@@ -80,13 +81,18 @@ def export_memory(
     created_before: datetime | None = None,
     include_embeddings: bool = False,
 ) -> NDJSONResponse:
-    filters = ExportFilters(
-        scopes=scope or [],
-        types=type or [],
-        created_after=created_after,
-        created_before=created_before,
-        include_embeddings=include_embeddings,
-    )
+    try:  # a type named twice counts once (there are six; repeating one is no error)
+        filters = ExportFilters(
+            scopes=list(dict.fromkeys(scope or [])),
+            types=list(dict.fromkeys(type or [])),
+            created_after=created_after,
+            created_before=created_before,
+            include_embeddings=include_embeddings,
+        )
+    except ValidationError as exc:  # anything else the filters refuse is the query's fault
+        raise RequestValidationError(
+            [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
+        ) from None
     lines = service.export_lines(state.db, filters, trust_for(principal, narrowing))
     header = next(lines)  # the first read runs now: a database error is still an answer
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S")

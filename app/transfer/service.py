@@ -112,7 +112,7 @@ def _record_filter(filters: ExportFilters) -> RecordFilter:
 
 def _page_lines(
     session: Session, db: Database, rows: list[RecordRow], trust: TrustContext, vectors: bool
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     if not rows:
         return []
     ids = [r.id for r in rows]
@@ -129,9 +129,9 @@ def _page_lines(
     return lines
 
 
-def _chunk(lines: list[dict[str, Any]], counts: Counter[str]) -> bytes:
+def _chunk(lines: list[dict[str, object]], counts: Counter[str]) -> bytes:
     for line in lines:
-        counts[line["kind"]] += 1
+        counts[str(line["kind"])] += 1
     return b"".join(dump(line) for line in lines)
 
 
@@ -304,7 +304,7 @@ class _Writer:
         self.created["embedding"] += len(usable)
 
     @staticmethod
-    def _insert_keeping_ids(session: Session, table: str, rows: list[dict[str, Any]]) -> None:
+    def _insert_keeping_ids(session: Session, table: str, rows: Sequence[repo.IdRowInsert]) -> None:
         taken = repo.taken_ids(session, table, [r["id"] for r in rows if r["id"] is not None])
         for row in rows:
             if row["id"] in taken:

@@ -1,16 +1,17 @@
 """The six payload shapes, discriminated on `kind`.
 
 They follow the original Membrane's record types field for field; where today's field
-names differ, both are accepted (README, "Payload shapes")."""
+names differ, both are accepted (docs/choices.md, "Payload shapes")."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, WithJsonSchema, model_validator
+from pydantic import BaseModel, Field, TypeAdapter, WithJsonSchema, model_validator
 
 from app.enums import Outcome, TaskState
+from app.json_walk import JsonDocument
 from app.records.payloads.common import KIND_REQUIRED, mirror, optional, synonym
 from app.records.payloads.knowledge import (
     CompetencePayload,
@@ -174,7 +175,7 @@ Payload = Annotated[
 ]
 
 
-def _union_schema() -> dict[str, Any]:
+def _union_schema() -> JsonDocument:
     """The JSON schema of `Payload` with its variants referenced as OpenAPI components
     (they are there: RecordCreate's payload uses them)."""
     schema = TypeAdapter(Payload).json_schema(ref_template="#/components/schemas/{model}")
@@ -186,10 +187,9 @@ def _union_schema() -> dict[str, Any]:
 
 # A stored payload as it is returned: read back as JSON (never re-validated, so a record
 # written by an older version still reads), documented as the discriminated union.
-StoredPayload = Annotated[dict[str, Any], WithJsonSchema(_union_schema())]
+StoredPayload = Annotated[dict[str, object], WithJsonSchema(_union_schema())]
 
 
-def payload_dict(payload: Any) -> dict[str, Any]:
+def payload_dict(payload: BaseModel) -> dict[str, object]:
     """JSON-ready dict of a payload model (aliases, ISO datetimes)."""
-    result: dict[str, Any] = payload.model_dump(mode="json", by_alias=True)
-    return result
+    return payload.model_dump(mode="json", by_alias=True)

@@ -66,6 +66,23 @@ export async function call(method, path, body, key = getKey()) {
   return data;
 }
 
+// Whether the service runs in open mode (no API keys configured: every request is
+// served, no key needed). GET /readyz is public and says so; it answers 503 with the same
+// body while the database is unreachable. Anything else counts as "keys needed".
+export async function isOpenMode() {
+  try {
+    const response = await fetch(new URL("readyz", BASE), {
+      headers: { Accept: "application/json" },
+      credentials: "omit",
+      cache: "no-store",
+    });
+    const body = await response.json();
+    return Boolean(body && body.open_mode === true);
+  } catch {
+    return false;
+  }
+}
+
 export const api = {
   metrics: (key) => call("GET", "v1/metrics", undefined, key),
   retrieve: (body) => call("POST", "v1/retrieve", body),

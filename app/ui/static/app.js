@@ -1,7 +1,8 @@
 // The memory browser: sign in with an API key, then search, open records, follow the
-// graph and read the metrics — all through the REST API, as that key.
+// graph and read the metrics — all through the REST API, as that key. In open mode (the
+// service has no API keys) there is nothing to sign in with: the browser opens directly.
 
-import { api, forgetKey, getKey, setKey, whenUnauthorized } from "./api.js";
+import { api, forgetKey, getKey, isOpenMode, setKey, whenUnauthorized } from "./api.js";
 import { $, clear, h, show } from "./dom.js";
 import { clearDetail, openRecord } from "./detail.js";
 import { initGraph, runGraph } from "./graph.js";
@@ -40,6 +41,22 @@ function enter(key) {
   $("#whoami").textContent = `Signed in · key …${key.slice(-4)}`;
   show($("#sign-in"), false);
   show($("#session"), true);
+  openBrowser();
+}
+
+// Open mode: no sign-in form at all (it is removed from the page), and a banner that says
+// why no key is asked for.
+function enterOpenMode() {
+  document.body.dataset.mode = "open";
+  $("#sign-in").remove();
+  $("#sign-out").remove();
+  $("#whoami").textContent = "Open mode · no API keys";
+  show($("#open-mode"), true);
+  show($("#session"), true);
+  openBrowser();
+}
+
+function openBrowser() {
   show($("#browser"), true);
   document.body.dataset.signedIn = "true";
   selectTab("search");
@@ -81,18 +98,30 @@ async function signIn(ev) {
   }
 }
 
-function main() {
-  $("#sign-in-form").addEventListener("submit", signIn);
-  $("#sign-out").addEventListener("click", () => leave(""));
+async function main() {
+  if (await isOpenMode()) {
+    // A 401 here means keys were configured since: reload to get the sign-in form.
+    whenUnauthorized(() => location.reload());
+    wire();
+    enterOpenMode();
+  } else {
+    document.body.dataset.mode = "keys";
+    $("#sign-in-form").addEventListener("submit", signIn);
+    $("#sign-out").addEventListener("click", () => leave(""));
+    whenUnauthorized((err) => leave(err.message));
+    wire();
+    const key = getKey();
+    if (key) enter(key);
+    else leave("");
+  }
+  document.body.dataset.ready = "true";
+}
+
+function wire() {
   for (const tab of TABS) $(`#tab-button-${tab}`).addEventListener("click", () => selectTab(tab));
   $("#metrics-refresh").addEventListener("click", loadMetrics);
-  whenUnauthorized((err) => leave(err.message));
   initSearch((id) => open(id));
   initGraph(open);
-  const key = getKey();
-  if (key) enter(key);
-  else leave("");
-  document.body.dataset.ready = "true";
 }
 
 main();

@@ -1,0 +1,86 @@
+"""PostgreSQL that gains pgvector after its first migration moves to the vector tier.
+
+Migration 0001 gives `record_embeddings` its vector column and HNSW index only when the
+server offers pgvector at that moment; a database migrated without it runs at tier 2
+(full-text and salience). Once pgvector is installed on the server, `membrane migrate`
+(and `membrane serve`, which migrates at start) calls `adopt_pgvector` under the
+migration lock: it creates the extension (unless someone already did), adds the column
+and the index exactly as 0001 and 0009 make them, in one transaction. Records captured at
+tier 2 were left waiting for a vector (embedding_status 'pending'), so the embedding
+worker embeds them once the service restarts on the new tier; nothing else changes.
+
+Creating the extension needs a role allowed to (a superuser, or the database owner
+where pgvector is a trusted extension). When that fails the database stays at tier 2 and
+one warning says what to run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
+
+log = logging.getLogger("membrane.migrate")
+
+INDEX_OPTIONS = "WITH (m = 32, ef_construction = 200)"  # migration 0009's
+
+
+def _dimension() -> int:
+    """The vector column's size, read as migration 0001 reads it."""
+    return int(os.environ.get("MEMBRANE_EMBEDDING__DIMENSION", "384"))
+
+
+def _has_vector_column(conn: Connection) -> bool:
+    found = conn.execute(
+        text(
+            "SELECT 1 FROM information_schema.columns "
+            "WHERE table_name = 'record_embeddings' AND column_name = 'embedding'"
+        )
+    ).first()
+    return found is not None
+
+
+def _pgvector_offered(conn: Connection) -> bool:
+    found = conn.execute(
+        text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+    ).first()
+    return found is not None
+
+
+def adopt_pgvector(conn: Connection) -> bool:
+    """Move a tier-2 PostgreSQL database at head to tier 3 when the server offers pgvector.
+    True when it moved; False when there was nothing to do or it could not (a warning)."""
+    if conn.dialect.name != "postgresql":
+        return False
+    moved = False
+    if not _has_vector_column(conn) and _pgvector_offered(conn):
+        try:
+            conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
+            conn.execute(
+                text(f"ALTER TABLE record_embeddings ADD COLUMN embedding vector({_dimension()})")
+            )
+            conn.execute(
+                text(
+                    "CREATE INDEX ix_record_embeddings_hnsw ON record_embeddings "
+                    f"USING hnsw (embedding vector_cosine_ops) {INDEX_OPTIONS}"
+                )
+            )
+            moved = True
+        except DBAPIError as exc:
+            conn.rollback()
+            log.warning(
+                "pgvector is installed on the server but this database could not adopt it "
+                "(%s): run CREATE EXTENSION vector as a superuser in this database, then "
+                "`membrane migrate`; until then it stays at tier 2 (full-text and salience)",
+                str(exc.orig).strip().splitlines()[0] if exc.orig else exc,
+            )
+            return False
+    conn.commit()
+    if moved:
+        log.info(
+            "pgvector found: the database moves to tier 3 (vector search); restart the "
+            "service and its embedding worker embeds the records it holds"
+        )
+    return moved

@@ -1,0 +1,263 @@
+"""Soak: mixed traffic at a steady share of the measured peak for a set time, against a
+server this script starts as production starts it (bench/harness.production_server: the
+API and, where it exists, the worker that embeds), recording per window the resident
+memory of the API and worker, the API's open file descriptors, the database connections
+the service holds, and p50 / p99 latency.
+
+First --peak-seconds of closed-loop traffic (--clients clients back to back) measure the
+peak rate; then requests are sent open-loop at --share of it (default 70 %) for --minutes.
+Traffic: 60 % retrieve (one scope or all), 30 % capture, 10 % GET of a captured record.
+
+    .venv/bin/python bench/soak.py --store sqlite                      # 30 minutes
+    .venv/bin/python bench/soak.py --store sqlite --minutes 4 --window-s 30 \\
+        --out bench/results/soak-sqlite-4min.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import Server, latency_ms, production_server
+
+WORDS = [
+    "deploy",
+    "rollback",
+    "invoice",
+    "customer",
+    "latency",
+    "cache",
+    "outage",
+    "schema",
+    "migration",
+    "budget",
+    "meeting",
+    "alice",
+    "bob",
+    "carol",
+    "dave",
+    "paris",
+    "berlin",
+    "tokyo",
+    "friday",
+    "monday",
+    "report",
+    "ticket",
+    "release",
+    "review",
+]
+SCOPES = [f"soak-{n}" for n in range(8)]
+
+
+@dataclass
+class Window:
+    """What one window of the soak saw."""
+
+    started_s: float
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def add(self, seconds: float, status: str) -> None:
+        self.latencies.append(seconds)
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+
+
+class Traffic:
+    """The mixed requests, and the records captured so far (for the GETs)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.ids: list[str] = []
+
+    def _text(self, n: int) -> str:
+        return " ".join(self.rng.choice(WORDS) for _ in range(n))
+
+    async def one(self, client: httpx.AsyncClient) -> str:
+        roll = self.rng.random()
+        if roll < 0.3 or not self.ids:
+            body = {"source": "soak", "source_kind": "event", "summary": self._text(12)}
+            r = await client.post("/v1/capture", json={**body, "scope": self.rng.choice(SCOPES)})
+            if r.status_code == 201 and len(self.ids) < 10_000:
+                self.ids.append(r.json()["primary_record"]["id"])
+        elif roll < 0.9:
+            query: dict[str, Any] = {"query": self._text(4), "limit": 10}
+            if self.rng.random() < 0.5:
+                query["scopes"] = [self.rng.choice(SCOPES)]
+            r = await client.post("/v1/retrieve", json=query)
+        else:
+            r = await client.get(f"/v1/records/{self.rng.choice(self.ids)}")
+        return str(r.status_code)
+
+
+async def _timed(traffic: Traffic, client: httpx.AsyncClient, window: Window) -> None:
+    started = time.perf_counter()
+    try:
+        status = await traffic.one(client)
+    except httpx.HTTPError as exc:
+        status = type(exc).__name__
+    window.add(time.perf_counter() - started, status)
+
+
+async def peak_rate(url: str, traffic: Traffic, clients: int, seconds: float) -> float:
+    """Requests per second with `clients` sending back to back."""
+    window = Window(0.0)
+    stop = time.monotonic() + seconds
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+
+        async def loop() -> None:
+            while time.monotonic() < stop:
+                await _timed(traffic, client, window)
+
+        started = time.monotonic()
+        await asyncio.gather(*(loop() for _ in range(clients)))
+    return len(window.latencies) / (time.monotonic() - started)
+
+
+async def soak(url: str, traffic: Traffic, rate: float, args: argparse.Namespace) -> list[Window]:
+    """Open loop at `rate` requests/s (at most 64 in flight) for args.minutes."""
+    windows: list[Window] = []
+    begin = time.monotonic()
+    end = begin + args.minutes * 60
+    in_flight = asyncio.Semaphore(64)
+    tasks: set[asyncio.Task[None]] = set()
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        sent = 0
+        while (now := time.monotonic()) < end:
+            index = int((now - begin) // args.window_s)
+            while len(windows) <= index:
+                windows.append(Window(round(len(windows) * args.window_s, 1)))
+            due = begin + sent / rate
+            if due > now:
+                await asyncio.sleep(due - now)
+                continue
+            sent += 1
+            await in_flight.acquire()
+            task = asyncio.create_task(_timed(traffic, client, windows[index]))
+            task.add_done_callback(tasks.discard)
+            task.add_done_callback(lambda _t: in_flight.release())
+            tasks.add(task)
+        await asyncio.gather(*tasks)
+    return windows
+
+
+def open_fds(server: Server) -> int:
+    return len(os.listdir(f"/proc/{server.processes[0].pid}/fd"))
+
+
+def db_connections(server: Server, store: str) -> int:
+    """PostgreSQL: sessions of the service's database (API and worker); SQLite: the API's
+    open descriptors of the database file (one per pooled connection)."""
+    if store == "postgres":
+        import psycopg
+
+        uri = server.db_url.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(uri, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            ).fetchone()
+        return int(row[0]) if row else 0
+    fd_dir = Path(f"/proc/{server.processes[0].pid}/fd")
+    links = [os.readlink(fd_dir / name) for name in os.listdir(fd_dir)]
+    return sum(1 for link in links if link.endswith("membrane.db"))
+
+
+async def sample(server: Server, store: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Resources at the end of every window (run beside the traffic)."""
+    samples = []
+    begin = time.monotonic()
+    while time.monotonic() - begin < args.minutes * 60:
+        await asyncio.sleep(args.window_s)
+        samples.append(
+            {
+                "at_s": round(time.monotonic() - begin, 1),
+                "rss_mb": server.rss_mb(),
+                "api_fds": open_fds(server),
+                "db_connections": db_connections(server, store),
+            }
+        )
+    return samples
+
+
+def summarize(windows: list[Window], samples: list[dict[str, Any]], warmup: int) -> dict[str, Any]:
+    """Growth after the warm-up windows; first vs last windows of latency."""
+    edge = max(1, len(windows) // 6)
+    first = [x for w in windows[:edge] for x in w.latencies]
+    last = [x for w in windows[-edge:] for x in w.latencies]
+    rss = [s["rss_mb"]["total"] for s in samples]
+    base = rss[min(warmup, len(rss) - 1)]
+    fds = [s["api_fds"] for s in samples]
+    p99_first = latency_ms(first, (99,))["p99_ms"]
+    p99_last = latency_ms(last, (99,))["p99_ms"]
+    return {
+        "rss_growth_after_warmup_pct": round(100 * (rss[-1] - base) / base, 1),
+        "api_fds_min_max": [min(fds), max(fds)],
+        "p99_first_ms": p99_first,
+        "p99_last_ms": p99_last,
+        "p99_last_over_first": round(p99_last / p99_first, 2) if p99_first else None,
+        "windows_compared": edge,
+    }
+
+
+def table(windows: list[Window], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for window, res in zip(windows, samples, strict=False):
+        lat = latency_ms(window.latencies, (50, 99))
+        row: dict[str, Any] = {"from_s": window.started_s, "requests": len(window.latencies)}
+        rows.append({**row, **lat, "statuses": window.statuses, **res})
+    return rows
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    traffic = Traffic(args.seed)
+    with production_server(args.store) as server:
+        peak = await peak_rate(server.url, traffic, args.clients, args.peak_seconds)
+        rate = peak * args.share
+        print(f"peak {peak:.1f} req/s; soaking at {rate:.1f} req/s for {args.minutes} min")
+        windows, samples = await asyncio.gather(
+            soak(server.url, traffic, rate, args), sample(server, args.store, args)
+        )
+        described = server.describe()
+    return {
+        "store": args.store,
+        "minutes": args.minutes,
+        "window_s": args.window_s,
+        "peak_rps": round(peak, 1),
+        "rate_rps": round(rate, 1),
+        "server": described,
+        "summary": summarize(windows, samples, args.warmup_windows),
+        "windows": table(windows, samples),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--window-s", type=float, default=60.0)
+    parser.add_argument("--warmup-windows", type=int, default=5, help="growth counted after")
+    parser.add_argument("--share", type=float, default=0.7, help="of the measured peak")
+    parser.add_argument("--clients", type=int, default=8, help="of the peak measurement")
+    parser.add_argument("--peak-seconds", type=float, default=30.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    print(json.dumps(result["summary"], indent=2))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+from http import HTTPStatus
+from io import BytesIO
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.import_report import ImportReport
+from ...models.problem import Problem
+from ...models.sensitivity import Sensitivity
+from ...types import UNSET, File, FileTypes, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: File,
+    x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
+    x_membrane_scopes: str | Unset = UNSET,
+    x_request_id: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_membrane_max_sensitivity, Unset):
+        headers["X-Membrane-Max-Sensitivity"] = str(x_membrane_max_sensitivity)
+
+    if not isinstance(x_membrane_scopes, Unset):
+        headers["X-Membrane-Scopes"] = x_membrane_scopes
+
+    if not isinstance(x_request_id, Unset):
+        headers["X-Request-ID"] = x_request_id
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/import",
+    }
+
+    _kwargs["content"] = body.payload
+    headers["Content-Type"] = "application/octet-stream"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ImportReport | Problem | str | None:
+    if response.status_code == 200:
+        response_200 = ImportReport.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = response.text
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ImportReport | Problem | str]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: File,
+    x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
+    x_membrane_scopes: str | Unset = UNSET,
+    x_request_id: str | Unset = UNSET,
+) -> Response[ImportReport | Problem | str]:
+    """Admin: load an export file, keeping ids, timestamps, salience and audit
+
+     Every line is checked first; if any is bad (invalid JSON, unknown kind, schema violation, a
+    reference to a record neither in the file nor in the store, a record outside your trust, a missing
+    end line) nothing is written and the answer is 422 with every bad line's number in `errors[]`.
+    Otherwise rows are written in batched transactions. Rows already present are skipped, so a second
+    import of the same file changes nothing. Vectors of the store's own embedding model are kept; other
+    records are queued for the embedding worker.
+
+    Args:
+        x_membrane_max_sensitivity (Sensitivity | Unset):
+        x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
+            widens).
+        x_request_id (str | Unset):
+        body (File):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ImportReport | Problem | str]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_membrane_max_sensitivity=x_membrane_max_sensitivity,
+        x_membrane_scopes=x_membrane_scopes,
+        x_request_id=x_request_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: File,
+    x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
+    x_membrane_scopes: str | Unset = UNSET,
+    x_request_id: str | Unset = UNSET,
+) -> ImportReport | Problem | str | None:
+    """Admin: load an export file, keeping ids, timestamps, salience and audit
+
+     Every line is checked first; if any is bad (invalid JSON, unknown kind, schema violation, a
+    reference to a record neither in the file nor in the store, a record outside your trust, a missing
+    end line) nothing is written and the answer is 422 with every bad line's number in `errors[]`.
+    Otherwise rows are written in batched transactions. Rows already present are skipped, so a second
+    import of the same file changes nothing. Vectors of the store's own embedding model are kept; other
+    records are queued for the embedding worker.
+
+    Args:
+        x_membrane_max_sensitivity (Sensitivity | Unset):
+        x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
+            widens).
+        x_request_id (str | Unset):
+        body (File):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ImportReport | Problem | str
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        x_membrane_max_sensitivity=x_membrane_max_sensitivity,
+        x_membrane_scopes=x_membrane_scopes,
+        x_request_id=x_request_id,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: File,
+    x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
+    x_membrane_scopes: str | Unset = UNSET,
+    x_request_id: str | Unset = UNSET,
+) -> Response[ImportReport | Problem | str]:
+    """Admin: load an export file, keeping ids, timestamps, salience and audit
+
+     Every line is checked first; if any is bad (invalid JSON, unknown kind, schema violation, a
+    reference to a record neither in the file nor in the store, a record outside your trust, a missing
+    end line) nothing is written and the answer is 422 with every bad line's number in `errors[]`.
+    Otherwise rows are written in batched transactions. Rows already present are skipped, so a second
+    import of the same file changes nothing. Vectors of the store's own embedding model are kept; other
+    records are queued for the embedding worker.
+
+    Args:
+        x_membrane_max_sensitivity (Sensitivity | Unset):
+        x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
+            widens).
+        x_request_id (str | Unset):
+        body (File):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ImportReport | Problem | str]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_membrane_max_sensitivity=x_membrane_max_sensitivity,
+        x_membrane_scopes=x_membrane_scopes,
+        x_request_id=x_request_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: File,
+    x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
+    x_membrane_scopes: str | Unset = UNSET,
+    x_request_id: str | Unset = UNSET,
+) -> ImportReport | Problem | str | None:
+    """Admin: load an export file, keeping ids, timestamps, salience and audit
+
+     Every line is checked first; if any is bad (invalid JSON, unknown kind, schema violation, a
+    reference to a record neither in the file nor in the store, a record outside your trust, a missing
+    end line) nothing is written and the answer is 422 with every bad line's number in `errors[]`.
+    Otherwise rows are written in batched transactions. Rows already present are skipped, so a second
+    import of the same file changes nothing. Vectors of the store's own embedding model are kept; other
+    records are queued for the embedding worker.
+
+    Args:
+        x_membrane_max_sensitivity (Sensitivity | Unset):
+        x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
+            widens).
+        x_request_id (str | Unset):
+        body (File):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ImportReport | Problem | str
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            x_membrane_max_sensitivity=x_membrane_max_sensitivity,
+            x_membrane_scopes=x_membrane_scopes,
+            x_request_id=x_request_id,
+        )
+    ).parsed

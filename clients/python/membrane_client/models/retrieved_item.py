@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.memory_record_out import MemoryRecordOut
+    from ..models.redacted_record_out import RedactedRecordOut
+    from ..models.score_components import ScoreComponents
+
+
+T = TypeVar("T", bound="RetrievedItem")
+
+
+@_attrs_define
+class RetrievedItem:
+    """
+    Attributes:
+        record (MemoryRecordOut | RedactedRecordOut):
+        score (float | None): Null for redacted entries.
+        components (None | ScoreComponents): Null for redacted entries.
+    """
+
+    record: MemoryRecordOut | RedactedRecordOut
+    score: float | None
+    components: None | ScoreComponents
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.memory_record_out import MemoryRecordOut  # noqa: PLC0415
+        from ..models.redacted_record_out import RedactedRecordOut  # noqa: PLC0415
+        from ..models.score_components import ScoreComponents  # noqa: PLC0415
+
+        record: dict[str, Any]
+        if isinstance(self.record, MemoryRecordOut):
+            record = self.record.to_dict()
+        else:
+            record = self.record.to_dict()
+
+        score: float | None
+        score = self.score
+
+        components: dict[str, Any] | None
+        if isinstance(self.components, ScoreComponents):
+            components = self.components.to_dict()
+        else:
+            components = self.components
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "record": record,
+                "score": score,
+                "components": components,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.memory_record_out import MemoryRecordOut  # noqa: PLC0415
+        from ..models.redacted_record_out import RedactedRecordOut  # noqa: PLC0415
+        from ..models.score_components import ScoreComponents  # noqa: PLC0415
+
+        d = dict(src_dict)
+
+        def _parse_record(data: object) -> MemoryRecordOut | RedactedRecordOut:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                record_type_0 = MemoryRecordOut.from_dict(data)
+
+                return record_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            record_type_1 = RedactedRecordOut.from_dict(data)
+
+            return record_type_1
+
+        record = _parse_record(d.pop("record"))
+
+        def _parse_score(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        score = _parse_score(d.pop("score"))
+
+        def _parse_components(data: object) -> None | ScoreComponents:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                components_type_0 = ScoreComponents.from_dict(data)
+
+                return components_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ScoreComponents, data)
+
+        components = _parse_components(d.pop("components"))
+
+        retrieved_item = cls(
+            record=record,
+            score=score,
+            components=components,
+        )
+
+        retrieved_item.additional_properties = d
+        return retrieved_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,205 @@
+"""Deadlines (app/deadline.py): a stuck or frozen database answers 503 with Retry-After
+within the request deadline, and the service recovers by itself when the database does.
+
+The frozen case is real: every process of a PostgreSQL of this test alone (pgserver in a
+temporary directory, so that no other test's server is touched) gets SIGSTOP, as a hung
+host or a stopped VM would; SIGCONT always follows (finally)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from app.config import DatabaseSettings
+from app.db import Database
+from app.deadline import serving_request
+from app.errors import PROBLEM_BASE, timed_out
+from app.migrate import upgrade
+from tests.conftest import auth, fresh_pg_database
+from tests.fault_support import Load, Op, Outcome, service
+
+W = auth("writer")
+DEADLINE_S = 2.0  # the service's request deadline in the frozen test
+FREEZE_S = 6.0  # how long PostgreSQL stays frozen, clients sending all along
+RECOVERY_S = 20.0
+# A count no machine finishes within the deadlines below (seconds of work either way).
+LONG_COUNT = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) "
+    "SELECT count(*) FROM c"
+)
+
+
+def _cfg(**values: Any) -> DatabaseSettings:
+    return DatabaseSettings(**values)
+
+
+def test_sqlite_interrupts_a_requests_statement_past_the_deadline(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'd.db'}", _cfg(request_deadline_s=0.2))
+    try:
+        with (
+            serving_request(),
+            pytest.raises(OperationalError) as caught,
+            db.read_transaction() as session,
+        ):
+            session.execute(text(LONG_COUNT)).all()
+        assert timed_out(caught.value)
+        with db.read_transaction() as session:  # outside a request: no deadline
+            assert session.execute(text(LONG_COUNT.replace("20000000", "300000"))).scalar() == (
+                300000
+            )
+        with serving_request(), db.read_transaction() as session:  # the connection still works
+            assert session.execute(text("SELECT 1")).scalar() == 1
+    finally:
+        db.dispose()
+
+
+@pytest.mark.postgres
+def test_postgres_times_out_a_requests_statement_and_lock_wait(pg_url: str) -> None:
+    db = Database(pg_url, _cfg(statement_timeout_ms=300, lock_timeout_ms=200))
+    try:
+        with (
+            serving_request(),
+            pytest.raises(OperationalError) as slow,
+            db.read_transaction() as session,
+        ):
+            session.execute(text("SELECT pg_sleep(5)"))
+        assert timed_out(slow.value)
+        with db.transaction() as holder:
+            holder.execute(text("LOCK TABLE records IN ACCESS EXCLUSIVE MODE"))
+            with (
+                serving_request(),
+                pytest.raises(OperationalError) as locked,
+                db.read_transaction() as session,
+            ):
+                session.execute(text("SELECT count(*) FROM records"))
+            assert timed_out(locked.value)
+        with db.read_transaction() as session:  # outside a request the timeouts are lifted
+            assert session.execute(text("SHOW statement_timeout")).scalar() == "0"
+            session.execute(text("SELECT pg_sleep(0.5)"))
+    finally:
+        db.dispose()
+
+
+# -- a frozen PostgreSQL --------------------------------------------------------------------
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[Any]:
+    """A PostgreSQL + pgvector of this test alone, since the test freezes it."""
+    pgserver = pytest.importorskip("pgserver", reason="pgserver is installed by `make test`")
+    root = Path(tempfile.mkdtemp(prefix="membrane-pg-freeze-"))
+    server = pgserver.get_server(str(root / "pg"), cleanup_mode="stop")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _cluster_pids(pgdata: Path) -> list[int]:
+    """The postmaster (first) and every process it started."""
+    postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:
+                children.append(int(entry.name))
+    return [postmaster, *children]
+
+
+@contextmanager
+def frozen(server: Any) -> Iterator[None]:
+    pids = _cluster_pids(Path(server.pgdata))
+    try:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+def _ops(record_id: str) -> list[tuple[str, Op]]:
+    def capture(client: httpx.Client, i: int) -> httpx.Response:
+        body = {"source": "t", "source_kind": "event", "summary": f"frozen {i}"}
+        return client.post("/v1/capture", json=body)
+
+    def read(client: httpx.Client, _i: int) -> httpx.Response:
+        return client.get(f"/v1/records/{record_id}")
+
+    def retrieve(client: httpx.Client, _i: int) -> httpx.Response:
+        return client.post("/v1/retrieve", json={"query": "frozen", "limit": 5})
+
+    def ready(client: httpx.Client, _i: int) -> httpx.Response:
+        return client.get("/readyz")
+
+    return [("capture", capture), ("read", read), ("retrieve", retrieve), ("readyz", ready)]
+
+
+def _all_ok_since(since: float) -> Any:
+    kinds = {"capture", "read", "retrieve", "readyz"}
+    return lambda outcomes: {o.kind for o in outcomes if o.ok and o.started >= since} == kinds
+
+
+def _assert_prompt_503(o: Outcome) -> None:
+    assert o.status == 503, o
+    if o.kind == "readyz":  # the probe's own body: {"status": "unavailable", ...}
+        assert o.body["status"] == "unavailable", o
+        return
+    assert o.headers.get("content-type") == "application/problem+json", o
+    assert int(o.headers.get("retry-after", "0")) >= 1, o
+    assert o.body["type"].startswith(PROBLEM_BASE) and o.body["detail"], o
+
+
+@pytest.mark.postgres
+def test_a_frozen_postgres_answers_503_within_the_deadline_then_recovers(
+    own_postgres: Any, tmp_path: Path
+) -> None:
+    url = fresh_pg_database(str(own_postgres.get_uri()), None)
+    upgrade(url)
+    env = {
+        "MEMBRANE_DATABASE__REQUEST_DEADLINE_S": str(DEADLINE_S),
+        "MEMBRANE_DATABASE__STATEMENT_TIMEOUT_MS": "1500",
+        "MEMBRANE_DATABASE__PG_CONNECT_TIMEOUT_S": "2",
+    }
+    with service(url, tmp_path / "service.log", env) as svc:
+        body = {"source": "t", "source_kind": "event", "summary": "before the freeze"}
+        first = httpx.post(svc.url + "/v1/capture", json=body, headers=W)
+        assert first.status_code == 201, first.text
+        with Load(svc.url, _ops(first.json()["primary_record"]["id"]), W, stop_when_gone=False,
+                  timeout_s=30, pace_s=0.05) as load:  # fmt: skip
+            load.wait_until(_all_ok_since(0.0), 30)
+            with frozen(own_postgres):
+                stopped = time.monotonic()
+                time.sleep(FREEZE_S)
+                resumed = time.monotonic()
+            recovered = load.wait_until(_all_ok_since(resumed), RECOVERY_S)
+            time.sleep(0.5)
+        log = svc.log_tail(20000)
+    outcomes = load.snapshot()
+    assert [o for o in outcomes if o.error] == [], load.summary()
+    late = [o for o in outcomes if o.elapsed > DEADLINE_S + 1]
+    assert late == [], ([(o.kind, round(o.elapsed, 2), o.status) for o in late], log[-6000:])
+    during = [o for o in outcomes if o.started >= stopped and o.started + o.elapsed < resumed]
+    # Each client's answers take at most the deadline, so each had one inside the freeze.
+    assert {o.kind for o in during} == {"capture", "read", "retrieve", "readyz"}, load.summary()
+    for o in during:
+        _assert_prompt_503(o)
+    assert [o for o in outcomes if o.started > recovered and not o.ok] == [], load.summary()
+    assert "unhandled error" not in log, log
