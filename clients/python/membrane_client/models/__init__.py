@@ -66,6 +66,8 @@ from .merge_request import MergeRequest
 from .merge_result import MergeResult
 from .metrics_snapshot import MetricsSnapshot
 from .metrics_snapshot_by_type import MetricsSnapshotByType
+from .metrics_snapshot_records_by_type import MetricsSnapshotRecordsByType
+from .metrics_snapshot_salience_distribution import MetricsSnapshotSalienceDistribution
 from .observation_ingest import ObservationIngest
 from .observation_ingest_context import ObservationIngestContext
 from .observation_ingest_data import ObservationIngestData
@@ -216,6 +218,8 @@ __all__ = (
     "MergeResult",
     "MetricsSnapshot",
     "MetricsSnapshotByType",
+    "MetricsSnapshotRecordsByType",
+    "MetricsSnapshotSalienceDistribution",
     "ObservationIngest",
     "ObservationIngestContext",
     "ObservationIngestData",

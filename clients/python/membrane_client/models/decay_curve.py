@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class DecayCurve(StrEnum):
+    CUSTOM = "custom"
     EXPONENTIAL = "exponential"
     LINEAR = "linear"
 

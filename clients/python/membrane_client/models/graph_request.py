@@ -38,8 +38,10 @@ class GraphRequest:
             30 minutes). Default: True.
         valid_at (datetime.datetime | None | Unset): The moment semantic facts must hold at: a fact whose validity
             window (start inclusive, end exclusive) leaves it out is not returned. Default: now.
-        context (GraphRequestContextType0 | None | Unset): The situation at hand, as condition values: a conditional
-            fact with a condition this contradicts (same key, other value) is not returned.
+        context (GraphRequestContextType0 | None | Unset): The situation at hand, as condition values (environment keys,
+            active constraints) and `tools`, the tool names at hand: a conditional fact with a condition this contradicts
+            (same key, other value) is not returned, and the selector matches it against competence triggers and plan graph
+            constraints.
         max_hops (int | Unset):  Default: 1.
         node_limit (int | Unset): Roots included. Default: 25.
         edge_limit (int | Unset):  Default: 100.

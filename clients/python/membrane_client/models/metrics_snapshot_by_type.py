@@ -13,6 +13,8 @@ T = TypeVar("T", bound="MetricsSnapshotByType")
 
 @_attrs_define
 class MetricsSnapshotByType:
+    """As records_by_type."""
+
     additional_properties: dict[str, int] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,18 +13,18 @@ T = TypeVar("T", bound="PlanEdge")
 
 @_attrs_define
 class PlanEdge:
-    """`kind` is the original's data / control; any other label (today's default
-    `then`) is kept as given.
+    """`kind` is the original's data / control (an edge sent without one is a control
+    dependency); any other label (the earlier default `then`) is kept as given.
 
         Attributes:
             from_ (str):
             to (str):
-            kind (str | Unset):  Default: 'then'.
+            kind (str | Unset):  Default: 'control'.
     """
 
     from_: str
     to: str
-    kind: str | Unset = "then"
+    kind: str | Unset = "control"
 
     def to_dict(self) -> dict[str, Any]:
         from_ = self.from_

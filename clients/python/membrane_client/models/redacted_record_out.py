@@ -17,24 +17,34 @@ T = TypeVar("T", bound="RedactedRecordOut")
 
 @_attrs_define
 class RedactedRecordOut:
-    """Metadata only: the record is one sensitivity level above the caller's ceiling.
+    """Metadata only: the record is one sensitivity level above the caller's ceiling. As
+    the original's redacted copy: id, type, sensitivity, confidence, salience, scope, tags
+    and timestamps; no payload, provenance, relations, interpretation or audit log.
 
-    Attributes:
-        id (str):
-        type_ (MemoryType):
-        sensitivity (Sensitivity):
-        scope (None | str):
-        status (Status):
-        created_at (datetime.datetime):
-        redacted (bool | Unset):  Default: True.
+        Attributes:
+            id (str):
+            type_ (MemoryType):
+            sensitivity (Sensitivity):
+            confidence (float):
+            salience (float):
+            scope (None | str):
+            tags (list[str]):
+            status (Status):
+            created_at (datetime.datetime):
+            updated_at (datetime.datetime):
+            redacted (bool | Unset):  Default: True.
     """
 
     id: str
     type_: MemoryType
     sensitivity: Sensitivity
+    confidence: float
+    salience: float
     scope: None | str
+    tags: list[str]
     status: Status
     created_at: datetime.datetime
+    updated_at: datetime.datetime
     redacted: bool | Unset = True
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -45,12 +55,20 @@ class RedactedRecordOut:
 
         sensitivity = self.sensitivity.value
 
+        confidence = self.confidence
+
+        salience = self.salience
+
         scope: None | str
         scope = self.scope
+
+        tags = self.tags
 
         status = self.status.value
 
         created_at = self.created_at.isoformat()
+
+        updated_at = self.updated_at.isoformat()
 
         redacted = self.redacted
 
@@ -61,9 +79,13 @@ class RedactedRecordOut:
                 "id": id,
                 "type": type_,
                 "sensitivity": sensitivity,
+                "confidence": confidence,
+                "salience": salience,
                 "scope": scope,
+                "tags": tags,
                 "status": status,
                 "created_at": created_at,
+                "updated_at": updated_at,
             }
         )
         if redacted is not UNSET:
@@ -80,6 +102,10 @@ class RedactedRecordOut:
 
         sensitivity = Sensitivity(d.pop("sensitivity"))
 
+        confidence = d.pop("confidence")
+
+        salience = d.pop("salience")
+
         def _parse_scope(data: object) -> None | str:
             if data is None:
                 return data
@@ -87,9 +113,13 @@ class RedactedRecordOut:
 
         scope = _parse_scope(d.pop("scope"))
 
+        tags = cast(list[str], d.pop("tags"))
+
         status = Status(d.pop("status"))
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
         redacted = d.pop("redacted", UNSET)
 
@@ -97,9 +127,13 @@ class RedactedRecordOut:
             id=id,
             type_=type_,
             sensitivity=sensitivity,
+            confidence=confidence,
+            salience=salience,
             scope=scope,
+            tags=tags,
             status=status,
             created_at=created_at,
+            updated_at=updated_at,
             redacted=redacted,
         )
 

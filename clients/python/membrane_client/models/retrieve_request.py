@@ -38,8 +38,10 @@ class RetrieveRequest:
             30 minutes). Default: True.
         valid_at (datetime.datetime | None | Unset): The moment semantic facts must hold at: a fact whose validity
             window (start inclusive, end exclusive) leaves it out is not returned. Default: now.
-        context (None | RetrieveRequestContextType0 | Unset): The situation at hand, as condition values: a conditional
-            fact with a condition this contradicts (same key, other value) is not returned.
+        context (None | RetrieveRequestContextType0 | Unset): The situation at hand, as condition values (environment
+            keys, active constraints) and `tools`, the tool names at hand: a conditional fact with a condition this
+            contradicts (same key, other value) is not returned, and the selector matches it against competence triggers and
+            plan graph constraints.
     """
 
     query: None | str | Unset = UNSET

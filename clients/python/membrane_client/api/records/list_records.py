@@ -23,6 +23,7 @@ def _get_kwargs(
     sensitivity: list[Sensitivity] | Unset = UNSET,
     status: list[Status] | Unset = UNSET,
     min_salience: float | Unset = UNSET,
+    max_salience: float | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
@@ -83,6 +84,8 @@ def _get_kwargs(
     params["status"] = json_status
 
     params["min_salience"] = min_salience
+
+    params["max_salience"] = max_salience
 
     json_created_after: str | Unset = UNSET
     if not isinstance(created_after, Unset):
@@ -172,6 +175,7 @@ def sync_detailed(
     sensitivity: list[Sensitivity] | Unset = UNSET,
     status: list[Status] | Unset = UNSET,
     min_salience: float | Unset = UNSET,
+    max_salience: float | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
@@ -189,6 +193,7 @@ def sync_detailed(
         sensitivity (list[Sensitivity] | Unset):
         status (list[Status] | Unset):
         min_salience (float | Unset):
+        max_salience (float | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
@@ -213,6 +218,7 @@ def sync_detailed(
         sensitivity=sensitivity,
         status=status,
         min_salience=min_salience,
+        max_salience=max_salience,
         created_after=created_after,
         created_before=created_before,
         limit=limit,
@@ -238,6 +244,7 @@ def sync(
     sensitivity: list[Sensitivity] | Unset = UNSET,
     status: list[Status] | Unset = UNSET,
     min_salience: float | Unset = UNSET,
+    max_salience: float | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
@@ -255,6 +262,7 @@ def sync(
         sensitivity (list[Sensitivity] | Unset):
         status (list[Status] | Unset):
         min_salience (float | Unset):
+        max_salience (float | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
@@ -280,6 +288,7 @@ def sync(
         sensitivity=sensitivity,
         status=status,
         min_salience=min_salience,
+        max_salience=max_salience,
         created_after=created_after,
         created_before=created_before,
         limit=limit,
@@ -299,6 +308,7 @@ async def asyncio_detailed(
     sensitivity: list[Sensitivity] | Unset = UNSET,
     status: list[Status] | Unset = UNSET,
     min_salience: float | Unset = UNSET,
+    max_salience: float | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
@@ -316,6 +326,7 @@ async def asyncio_detailed(
         sensitivity (list[Sensitivity] | Unset):
         status (list[Status] | Unset):
         min_salience (float | Unset):
+        max_salience (float | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
@@ -340,6 +351,7 @@ async def asyncio_detailed(
         sensitivity=sensitivity,
         status=status,
         min_salience=min_salience,
+        max_salience=max_salience,
         created_after=created_after,
         created_before=created_before,
         limit=limit,
@@ -363,6 +375,7 @@ async def asyncio(
     sensitivity: list[Sensitivity] | Unset = UNSET,
     status: list[Status] | Unset = UNSET,
     min_salience: float | Unset = UNSET,
+    max_salience: float | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
@@ -380,6 +393,7 @@ async def asyncio(
         sensitivity (list[Sensitivity] | Unset):
         status (list[Status] | Unset):
         min_salience (float | Unset):
+        max_salience (float | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
@@ -406,6 +420,7 @@ async def asyncio(
             sensitivity=sensitivity,
             status=status,
             min_salience=min_salience,
+            max_salience=max_salience,
             created_after=created_after,
             created_before=created_before,
             limit=limit,
