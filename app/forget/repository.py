@@ -180,7 +180,7 @@ def _delete(session: Session, row: Any, cond: ColumnElement[bool]) -> int:
     `cond` uses, deleted in rowid order (the table's pages one after the other, not in
     the order of an index on random ids)."""
     if dialect_of(session) == "sqlite":
-        rowid = literal_column(f"{row.__tablename__}.rowid")
+        rowid: ColumnElement[int] = literal_column(f"{row.__tablename__}.rowid")
         inner = select(rowid).select_from(row.__table__).where(cond).correlate(None)
         cond = rowid.in_(inner.scalar_subquery())
     stmt = delete(row).where(cond).execution_options(synchronize_session=False)
@@ -193,7 +193,8 @@ def _ids(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
     if dialect != "sqlite":
         return among(column, ids, dialect)
     listed = func.json_each(bindparam(None, json.dumps(ids), type_=String)).table_valued("value")
-    return column.in_(select(listed.c.value))
+    cond: ColumnElement[bool] = column.in_(select(listed.c.value))
+    return cond
 
 
 def _tombstone(dialect: str) -> ColumnElement[Any]:
