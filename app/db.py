@@ -47,13 +47,24 @@ def dialect_of(session: Session) -> str:
 
 
 READ_ONLY = "membrane_read_only"  # execution option of the read-only session factory
+# Execution option of a writer that deletes every dependent row itself (forget's pages):
+# SQLite then skips the ON DELETE CASCADE actions, run row by row, for that transaction.
+NO_CASCADES = "membrane_no_cascades"
 
 
 def _sqlite_begin(conn: Connection) -> None:
     """Python's sqlite3 opens transactions lazily and never for SELECT. A writer takes the
     write lock up front (BEGIN IMMEDIATE), so concurrent writers queue instead of failing
     on a lock upgrade; a reader begins deferred and, in WAL mode, never waits for one."""
-    read_only = conn.get_execution_options().get(READ_ONLY, False)
+    options = conn.get_execution_options()
+    read_only = options.get(READ_ONLY, False)
+    # foreign_keys can only change between transactions: set here, before BEGIN, and
+    # put back before the next transaction of any other writer or reader.
+    if options.get(NO_CASCADES, False):
+        conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        conn.info[NO_CASCADES] = True
+    elif conn.info.pop(NO_CASCADES, False):
+        conn.exec_driver_sql("PRAGMA foreign_keys=ON")
     conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
@@ -175,6 +186,8 @@ class Database:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=False)
         reader = self.engine.execution_options(**{READ_ONLY: True})
         self.read_sessions = sessionmaker(reader, expire_on_commit=False, autoflush=False)
+        bare = self.engine.execution_options(**{NO_CASCADES: True})
+        self.bare_sessions = sessionmaker(bare, expire_on_commit=False, autoflush=False)
         self._write_turn = threading.Lock() if is_sqlite(self.engine) else None
         self._tier: Tier | None = None
 
@@ -189,10 +202,12 @@ class Database:
         return self.engine.dialect.name
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """One unit of work that may write: commit on success, roll back on any error."""
+    def transaction(self, *, cascades: bool = True) -> Iterator[Session]:
+        """One unit of work that may write: commit on success, roll back on any error.
+        `cascades=False`: the caller deletes every row that refers to a deleted record
+        itself, and SQLite runs no ON DELETE CASCADE for it (PostgreSQL always does)."""
         with self._write_slot():
-            yield from _unit_of_work(self.sessions())
+            yield from _unit_of_work(self.sessions() if cascades else self.bare_sessions())
 
     @contextmanager
     def read_transaction(self) -> Iterator[Session]:

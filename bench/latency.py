@@ -106,6 +106,11 @@ def operations(ids: list[str], questions: list[str], turns: list[str]) -> dict[s
     def event(i: int) -> dict[str, Any]:
         return {"source": "bench", "source_kind": "event", "summary": turns[i % len(turns)]}
 
+    def fact(i: int) -> dict[str, Any]:
+        triple = {"subject": f"service-{i}", "predicate": "runs_on_port", "object": str(i)}
+        return {"source": "bench", "source_kind": "observation", "content": triple,
+                "scope": "conv-2"}  # fmt: skip
+
     return {
         "healthz": lambda c, i: c.get("/healthz"),
         "retrieve_query_one_scope": lambda c, i: c.post(
@@ -122,6 +127,8 @@ def operations(ids: list[str], questions: list[str], turns: list[str]) -> dict[s
         "list": lambda c, i: c.get("/v1/records", params={"limit": 20}),
         "metrics": lambda c, i: c.get("/v1/metrics"),
         "capture": lambda c, i: c.post("/v1/capture", json={**event(i), "scope": "conv-0"}),
+        # An observation that creates a semantic fact: its contradiction check runs.
+        "capture_fact": lambda c, i: c.post("/v1/capture", json=fact(i)),
         "batch_100": lambda c, i: c.post(
             "/v1/capture/batch",
             json={"items": [{**event(i * 100 + k), "scope": "conv-1"} for k in range(100)]},

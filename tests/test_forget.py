@@ -16,7 +16,7 @@ from sqlalchemy import func, or_, select, text
 
 from app import cli
 from app.db import Database
-from app.models import AuditRow, EmbeddingRow, EntityTermRow, RecordRow, RelationRow
+from app.models import AuditRow, Base, EmbeddingRow, EntityTermRow, RecordRow, RelationRow
 from tests.conftest import KEYS, auth, make_settings
 from tests.live_support import live_server
 
@@ -137,6 +137,26 @@ def test_everything_matching_goes_and_nothing_else(client: TestClient, db: Datab
         _steady({**b, "relations": [x for x in b["relations"] if x["target_id"] not in alice]})
         for b in bob_before
     ]
+
+
+def test_no_row_is_left_referring_to_a_forgotten_record(client: TestClient, db: Database) -> None:
+    """Pages delete every dependent row themselves (SQLite runs them without cascades):
+    no table with a foreign key to records keeps an orphan, and the connection's foreign
+    keys are on again for the next transaction."""
+    alice_and_bob(client, db)
+    assert forget(client, scope="user:alice").status_code == 200
+    with db.transaction() as s:
+        for table in Base.metadata.sorted_tables:
+            for fk in table.foreign_keys:
+                if fk.column.table.name != "records":
+                    continue
+                orphans = select(func.count()).where(
+                    fk.parent.not_in(select(RecordRow.id)), fk.parent.is_not(None)
+                )
+                assert s.scalar(orphans) == 0, table.name
+        if db.dialect == "sqlite":
+            assert s.execute(text("PRAGMA foreign_key_check")).all() == []
+            assert s.execute(text("PRAGMA foreign_keys")).scalar() == 1
 
 
 def _steady(record: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from app.idempotency.service import IdempotencyKey
 from app.records.search_text import searchable_text
 from app.trust import TrustContext, check_write_target
 
-PAGE = 2000
+PAGE = 10_000
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 FORGOTTEN = {
     "type": PROBLEM_BASE + "forgotten",
@@ -112,12 +112,11 @@ class ForgetService:
         with self.db.read_transaction() as session:
             matched = forget_repo.doomed_ids(session, match)
         for start in range(0, len(matched), self.page):
-            with self.db.transaction() as session:
+            with self.db.transaction(cascades=False) as session:
                 ids = forget_repo.doomed_ids(session, match, matched[start : start + self.page])
                 if not ids:
                     continue
-                if req.erase:
-                    forget_repo.secure_delete(session, True)
+                forget_repo.secure_delete(session, req.erase)
                 page_edges, page_erased, page_scopes = forget_repo.remove(
                     session,
                     ids,
@@ -126,8 +125,7 @@ class ForgetService:
                     rationale=req.rationale,
                     erase=req.erase,
                 )
-                if req.erase:
-                    forget_repo.secure_delete(session, False)
+                forget_repo.secure_delete(session, False)
             records += len(ids)
             edges += page_edges
             erased += page_erased

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Float, String, and_, any_, bindparam, case, func, literal, or_
+from sqlalchemy import Boolean, Float, String, and_, any_, bindparam, case, func, literal, or_
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
@@ -42,6 +42,12 @@ def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
     """`column` as SQLite's planner will not use an index for (a unary +): the condition
     on it is then checked on the rows another index found."""
     return UnaryExpression(column, operator=custom_op("+"), type_=String())
+
+
+def checked_only(cond: ColumnElement[bool]) -> ColumnElement[bool]:
+    """`cond` under a unary + (SQLite): checked on the rows another condition's index
+    found, never used to find them."""
+    return UnaryExpression(cond.self_group(), operator=custom_op("+"), type_=Boolean())
 
 
 def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:

@@ -8,11 +8,12 @@ md5 (a subject may be longer than a btree entry may hold); the text is compared 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import func, literal_column, select, text
+from sqlalchemy import Select, String, bindparam, func, literal_column, or_, select, text
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -63,6 +64,8 @@ def active_facts(
     locked for update (oldest first)."""
     scope, subject, predicate = key
     dialect = dialect_of(session)
+    if not _any_active(session, dialect, key, vis, other_than):
+        return []  # the usual case: a new fact's key has no other active fact
     subject_of, predicate_of = fact_field(dialect, "subject"), fact_field(dialect, "predicate")
     if dialect == "postgresql":
         keyed = [
@@ -91,6 +94,52 @@ def active_facts(
     # Sorted here: an ORDER BY on created_at made SQLite walk the (type, created_at)
     # index over every fact instead of this key's few.
     return sorted(session.scalars(stmt), key=lambda r: (r.created_at, r.id))
+
+
+def _any_active(
+    session: Session, dialect: str, key: FactKey, vis: Visibility, other_than: Sequence[str]
+) -> bool:
+    """Whether `active_facts` would find anything: the same conditions through the same
+    index, as one statement built once (building the full query cost more than running
+    it)."""
+    scope, subject, predicate = key
+    probe = _probe(dialect, scope is not None, vis.scopes is not None)
+    params: dict[str, Any] = {
+        "subject": subject,
+        "predicate": predicate,
+        "max_rank": vis.max_rank,
+        "scope": scope,
+        "scopes": sorted(vis.scopes or ()),
+        "other_than": list(other_than) or [""],
+    }
+    if dialect == "postgresql":
+        params.update(subject_md5=_md5(subject), predicate_md5=_md5(predicate))
+    return session.execute(probe, params).first() is not None
+
+
+@functools.cache
+def _probe(dialect: str, scoped: bool, scopes_filter: bool) -> Select[str]:
+    """`active_facts`' conditions with parameters: `visible()` spelled with the
+    caller's ceiling (`max_rank`) and scopes as parameters."""
+    subject_of, predicate_of = fact_field(dialect, "subject"), fact_field(dialect, "predicate")
+    where: list[ColumnElement[bool]] = [
+        RecordRow.type == literal_column("'semantic'"),
+        RecordRow.scope == bindparam("scope") if scoped else RecordRow.scope.is_(None),
+        subject_of == bindparam("subject", type_=String),
+        predicate_of == bindparam("predicate", type_=String),
+        status_of(dialect, [Status.active.value]) == Status.active.value,
+        RecordRow.sensitivity <= bindparam("max_rank"),
+        RecordRow.id.not_in(bindparam("other_than", expanding=True)),
+    ]
+    if dialect == "postgresql":
+        where += [
+            func.md5(subject_of) == bindparam("subject_md5", type_=String),
+            func.md5(predicate_of) == bindparam("predicate_md5", type_=String),
+        ]
+    if scopes_filter:
+        listed = RecordRow.scope.in_(bindparam("scopes", expanding=True))
+        where.append(or_(RecordRow.scope.is_(None), listed))
+    return select(RecordRow.id).where(*where).limit(1)
 
 
 def _md5(value: str) -> str:
