@@ -141,11 +141,13 @@ def _capture_problems(snap: Snapshot) -> list[str]:
 
 
 def _revision_problems(snap: Snapshot) -> list[str]:
-    """A superseded record has exactly one successor that supersedes it, both audited;
-    a successor's target is superseded."""
+    """A superseded record has exactly one successor that supersedes it, both audited, or
+    was overturned by a fact that contradicts it; a successor's target is superseded."""
     out = []
     for rid, row in snap.records.items():
         successors = snap.targets(rid, "superseded_by")
+        if row.status == "superseded" and not successors and _overturned(snap, rid, row):
+            continue
         if row.status == "superseded":
             if len(successors) != 1 or "supersede" not in snap.actions(rid):
                 out.append(f"superseded {rid}: successors {successors}, {snap.actions(rid)}")
@@ -161,6 +163,18 @@ def _revision_problems(snap: Snapshot) -> list[str]:
         if old is not None and getattr(snap.records.get(old), "status", None) != "superseded":
             out.append(f"successor {rid}: {old} is not superseded")
     return out
+
+
+def _overturned(snap: Snapshot, rid: str, row: RecordRow) -> bool:
+    """Superseded by a contradicting fact (docs/memory-that-stays-true.md): its revision
+    block names the winner, a stored record it has a `contradicted_by` edge to, and its
+    audit trail a supersede."""
+    winner = payload_json.semantic(row.payload).get("revision", {}).get("superseded_by")
+    return (
+        winner in snap.records
+        and winner in snap.targets(rid, "contradicted_by")
+        and "supersede" in snap.actions(rid)
+    )
 
 
 def _supersedes(row: RecordRow) -> str | None:
