@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.conftest import principals
 
@@ -240,3 +243,17 @@ def _attempt(kind: str, op: Op, client: httpx.Client, i: int) -> Outcome | None:
     return Outcome(
         kind, t0, time.monotonic() - t0, response.status_code, body, dict(response.headers)
     )
+
+
+@contextmanager
+def own_postgres_server(purpose: str) -> Iterator[Any]:
+    """A PostgreSQL + pgvector of one test alone (pgserver), for a test that stops,
+    freezes or restarts it; removed afterwards."""
+    pgserver = pytest.importorskip("pgserver", reason="pgserver is installed by `make test`")
+    root = Path(tempfile.mkdtemp(prefix=f"membrane-pg-{purpose}-"))
+    server = pgserver.get_server(str(root / "pg"), cleanup_mode="stop")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)

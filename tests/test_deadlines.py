@@ -8,9 +8,7 @@ host or a stopped VM would; SIGCONT always follows (finally)."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +26,7 @@ from app.deadline import serving_request
 from app.errors import PROBLEM_BASE, timed_out
 from app.migrate import upgrade
 from tests.conftest import auth, fresh_pg_database
-from tests.fault_support import Load, Op, Outcome, service
+from tests.fault_support import Load, Op, Outcome, own_postgres_server, service
 
 W = auth("writer")
 DEADLINE_S = 2.0  # the service's request deadline in the frozen test
@@ -98,14 +96,8 @@ def test_postgres_times_out_a_requests_statement_and_lock_wait(pg_url: str) -> N
 @pytest.fixture
 def own_postgres() -> Iterator[Any]:
     """A PostgreSQL + pgvector of this test alone, since the test freezes it."""
-    pgserver = pytest.importorskip("pgserver", reason="pgserver is installed by `make test`")
-    root = Path(tempfile.mkdtemp(prefix="membrane-pg-freeze-"))
-    server = pgserver.get_server(str(root / "pg"), cleanup_mode="stop")
-    try:
+    with own_postgres_server("freeze") as server:
         yield server
-    finally:
-        server.cleanup()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _cluster_pids(pgdata: Path) -> list[int]:

@@ -5,9 +5,7 @@ under load turns into clear 503s and the service recovers by itself."""
 from __future__ import annotations
 
 import random
-import shutil
 import sqlite3
-import tempfile
 import threading
 import time
 import uuid
@@ -29,7 +27,15 @@ from app.jobs.service import run_now
 from app.migrate import upgrade
 from app.models import AuditRow, JobRunRow, RecordRow
 from tests.conftest import auth, fresh_pg_database, make_settings
-from tests.fault_support import Load, Op, Outcome, service, start_postgres, stop_postgres
+from tests.fault_support import (
+    Load,
+    Op,
+    Outcome,
+    own_postgres_server,
+    service,
+    start_postgres,
+    stop_postgres,
+)
 from tests.lifecycle_support import semantic
 from tests.store_consistency import COMPRESSED_TAG, Snapshot, store_problems
 
@@ -288,14 +294,8 @@ MAX_ANSWER_S = 5.0  # no request waits longer for its answer, outage or not
 @pytest.fixture
 def own_postgres() -> Iterator[Any]:
     """A PostgreSQL + pgvector of this test alone, since the test stops and starts it."""
-    pgserver = pytest.importorskip("pgserver", reason="pgserver is installed by `make test`")
-    root = Path(tempfile.mkdtemp(prefix="membrane-pg-restart-"))
-    server = pgserver.get_server(str(root / "pg"), cleanup_mode="stop")
-    try:
+    with own_postgres_server("restart") as server:
         yield server
-    finally:
-        server.cleanup()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _restart_ops(record_id: str) -> list[tuple[str, Op]]:

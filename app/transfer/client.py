@@ -52,11 +52,12 @@ class TransferError(RuntimeError):
         self.problem = problem
 
 
-def _headers(api_key: str | None) -> dict[str, str]:
+def auth_headers(api_key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
 
-def _raise_for(response: httpx.Response) -> None:
+def raise_for_problem(response: httpx.Response) -> None:
+    """TransferError carrying the service's problem for a 4xx/5xx answer."""
     if response.status_code < 400:
         return
     response.read()
@@ -85,9 +86,9 @@ def export_to_file(
     url = base_url.rstrip("/") + "/v1/export"
     params = _params(filters or {})
     with httpx.stream(
-        "GET", url, params=params, headers=_headers(api_key), timeout=timeout
+        "GET", url, params=params, headers=auth_headers(api_key), timeout=timeout
     ) as response:
-        _raise_for(response)
+        raise_for_problem(response)
         last = _write_lines(response.iter_lines(), partial, progress)
     end = json.loads(last) if last else {}
     if not isinstance(end, dict) or end.get("kind") != "end":
@@ -152,11 +153,11 @@ def import_file(
                     progress(done)
 
     headers = {
-        **_headers(api_key),
+        **auth_headers(api_key),
         "Content-Type": MEDIA_TYPE,
         "Content-Length": str(total),
     }
     url = base_url.rstrip("/") + "/v1/import"
     response = httpx.post(url, content=chunks(), headers=headers, timeout=timeout)
-    _raise_for(response)
+    raise_for_problem(response)
     return cast(ImportReportJson, response.json())
