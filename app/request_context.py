@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.config import CorsSettings
+from app.config_http import CorsSettings
 from app.deadline import serving_request
 from app.logs import bind_request_id
 

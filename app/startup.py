@@ -9,7 +9,8 @@ import ssl
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
-from app.config import Settings, TlsSettings, get_settings
+from app.config import Settings, get_settings
+from app.config_http import TlsSettings
 from app.db import open_problem
 
 
