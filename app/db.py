@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypedDict
@@ -44,6 +45,20 @@ def is_sqlite(engine: Engine) -> bool:
 def dialect_of(session: Session) -> str:
     """'sqlite' or 'postgresql': the SQL a repository must speak on this session."""
     return session.get_bind().dialect.name
+
+
+def lock_texts(session: Session, space: int, keys: Iterable[Sequence[str]]) -> None:
+    """PostgreSQL transaction-level advisory locks, one per key (its parts joined by NUL
+    and hashed into the second half of a two-key lock in `space`), until the transaction
+    ends; taken in sorted order so that two writers never wait for each other in a cycle.
+    No-op on SQLite, which runs one write transaction at a time."""
+    if dialect_of(session) != "postgresql":
+        return
+    hashed = {hashlib.sha256("\x00".join(parts).encode()).digest()[:4] for parts in keys}
+    for key in sorted(int.from_bytes(h, "big", signed=True) for h in hashed):
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(:space, :key)"), {"space": space, "key": key}
+        )
 
 
 READ_ONLY = "membrane_read_only"  # execution option of the read-only session factory

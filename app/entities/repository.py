@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import and_, select, text, tuple_
+from sqlalchemy import and_, select, tuple_
 from sqlalchemy.orm import Session
 
-from app.db import dialect_of
+from app.db import lock_texts
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
 from app.models.clauses import visible
@@ -36,22 +35,9 @@ def add_terms(session: Session, record_id: str, scope: str | None, names: Iterab
 
 def lock_names(session: Session, names: Iterable[tuple[str | None, str]]) -> None:
     """Serialize resolve-then-create per (scope, name) until this transaction ends, so
-    concurrent captures naming the same entity create it once. Locks are taken in one
-    global order (sorted keys), so two captures never wait for each other in a cycle.
-    SQLite needs none: it runs one write transaction at a time."""
-    if dialect_of(session) != "postgresql":
-        return
-    keys = {_lock_key(scope, normalize(name)) for scope, name in names if normalize(name)}
-    for key in sorted(keys):
-        session.execute(
-            text("SELECT pg_advisory_xact_lock(:space, :key)"),
-            {"space": _ENTITY_LOCK_SPACE, "key": key},
-        )
-
-
-def _lock_key(scope: str | None, term: str) -> int:
-    digest = hashlib.sha256(f"{scope or ''}\x00{term}".encode()).digest()
-    return int.from_bytes(digest[:4], "big", signed=True)
+    concurrent captures naming the same entity create it once."""
+    terms = [(scope or "", term) for scope, name in names if (term := normalize(name))]
+    lock_texts(session, _ENTITY_LOCK_SPACE, terms)
 
 
 def resolve(

@@ -13,11 +13,11 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, String, bindparam, func, literal_column, or_, select, text
+from sqlalchemy import Select, String, bindparam, func, literal_column, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import dialect_of
+from app.db import dialect_of, lock_texts
 from app.enums import Status
 from app.models import RecordRow
 from app.models.clauses import visible
@@ -40,21 +40,8 @@ def fact_field(dialect: str, name: str) -> ColumnElement[Any]:
 
 def lock_keys(session: Session, keys: Iterable[FactKey]) -> None:
     """Serialize look-up-then-settle per fact key until the transaction ends, so that of
-    two contradicting facts written at once the second sees the first. Sorted keys: two
-    writers never wait for each other in a cycle. SQLite runs one writer at a time."""
-    if dialect_of(session) != "postgresql":
-        return
-    for key in sorted({_lock_key(k) for k in keys}):
-        session.execute(
-            text("SELECT pg_advisory_xact_lock(:space, :key)"),
-            {"space": _FACT_LOCK_SPACE, "key": key},
-        )
-
-
-def _lock_key(key: FactKey) -> int:
-    scope, subject, predicate = key
-    raw = f"{scope or ''}\x00{subject}\x00{predicate}".encode()
-    return int.from_bytes(hashlib.sha256(raw).digest()[:4], "big", signed=True)
+    two contradicting facts written at once the second sees the first."""
+    lock_texts(session, _FACT_LOCK_SPACE, [(scope or "", s, p) for scope, s, p in keys])
 
 
 def active_facts(
