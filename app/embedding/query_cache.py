@@ -1,10 +1,14 @@
 """Recent query vectors, per process: agents repeat and rephrase the same task
-descriptors, and embedding one query costs ~20 ms of CPU with the local model."""
+descriptors, and embedding one query costs ~20 ms of CPU with the local model. Vectors
+are kept as 4-byte floats (1.5 KB for 384 dimensions; a list of Python floats took
+12 KB, which made a full cache ~50 MB of a process's memory)."""
 
 from __future__ import annotations
 
 import threading
+from array import array
 from collections import OrderedDict
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from app.embedding.providers import Embedder
@@ -14,11 +18,11 @@ MAX_ENTRIES = 4096
 # kernels, psycopg while it waits on the database), which takes it off the critical path.
 _early = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
 
-_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+_cache: OrderedDict[tuple[str, str], array[float]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def query_vector(embedder: Embedder, query: str) -> list[float]:
+def query_vector(embedder: Embedder, query: str) -> Sequence[float]:
     """The embedding of `query`, from the cache when it was asked recently (LRU)."""
     key = (embedder.name, query)
     with _lock:
@@ -26,7 +30,7 @@ def query_vector(embedder: Embedder, query: str) -> list[float]:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    vector = embedder.embed([query])[0]
+    vector = array("f", embedder.embed([query])[0])
     with _lock:
         _cache[key] = vector
         while len(_cache) > MAX_ENTRIES:
@@ -34,6 +38,6 @@ def query_vector(embedder: Embedder, query: str) -> list[float]:
     return vector
 
 
-def query_vector_soon(embedder: Embedder, query: str) -> Future[list[float]]:
+def query_vector_soon(embedder: Embedder, query: str) -> Future[Sequence[float]]:
     """`query_vector` started on a helper thread; the caller collects it with result()."""
     return _early.submit(query_vector, embedder, query)

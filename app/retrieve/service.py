@@ -270,7 +270,7 @@ class RetrieveService:
 
     def _vector(
         self,
-        embedding: Future[list[float]] | None,
+        embedding: Future[Sequence[float]] | None,
         records: RecordQuery,
         pool: int,
         also: list[str],
