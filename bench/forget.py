@@ -8,6 +8,7 @@ makes) and checks that the other scope is whole.
 
     .venv/bin/python bench/forget.py --store sqlite --records 100000
     .venv/bin/python bench/forget.py --store postgres --records 100000 --erase
+    .venv/bin/python bench/forget.py --store sqlite --records 20000 --statements  # where it goes
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
 from lifecycle import fresh_store, synthetic_record  # noqa: E402
-from sqlalchemy import func, insert, select  # noqa: E402
+from sqlalchemy import event, func, insert, select  # noqa: E402
 
 from app.db import Database  # noqa: E402
 from app.enums import Sensitivity  # noqa: E402
@@ -75,6 +76,33 @@ def seed(db: Database, n: int, scope: str, rng: random.Random, now: float) -> No
         print(f"  seeded {scope} {done:,}/{n:,}", file=sys.stderr, flush=True)
 
 
+class StatementTimes:
+    """Seconds per SQL statement text (its first 90 characters), summed over the forget."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.counts: dict[str, int] = {}
+        self.active = False
+
+    def attach(self, db: Database) -> None:
+        event.listen(db.engine, "before_cursor_execute", self._before)
+        event.listen(db.engine, "after_cursor_execute", self._after)
+
+    def _before(self, conn: Any, _cursor: Any, _stmt: str, *_args: Any) -> None:
+        conn.info["statement_started"] = time.perf_counter()
+
+    def _after(self, conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if self.active:
+            took = time.perf_counter() - conn.info.pop("statement_started", time.perf_counter())
+            name = " ".join(statement.split())[:90]
+            self.seconds[name] = self.seconds.get(name, 0.0) + took
+            self.counts[name] = self.counts.get(name, 0) + 1
+
+    def top(self, n: int = 12) -> list[dict[str, Any]]:
+        ranked = sorted(self.seconds.items(), key=lambda kv: -kv[1])[:n]
+        return [{"s": round(s, 3), "n": self.counts[k], "sql": k} for k, s in ranked]
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     with fresh_store(args.store) as url:
@@ -89,9 +117,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         trust = TrustContext(ceiling=Sensitivity.hyper, actor_id="bench")
         key = IdempotencyKey(actor="bench", key=None, fingerprint="", retention_s=86400.0)
         request = ForgetRequest(scope=SCOPE, erase=args.erase)
+        times = StatementTimes()
+        if args.statements:
+            times.attach(db)
+            times.active = True
         t = time.perf_counter()
         result = ForgetService(db).forget(request, trust, admin=True, key=key)
         seconds = time.perf_counter() - t
+        times.active = False
         with db.transaction() as session:
             left = session.scalar(select(func.count()).where(RecordRow.scope == SCOPE))
             other = session.scalar(select(func.count()).where(RecordRow.scope == OTHER))
@@ -104,6 +137,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "forget_s": round(seconds, 3),
         "records_per_s": round(args.records / seconds),
         "result": result.model_dump(),
+        **({"statements": times.top()} if args.statements else {}),
     }
 
 
@@ -113,6 +147,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--erase", action="store_true")
     parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--statements", action="store_true", help="time each statement")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     out = run(args)

@@ -117,6 +117,7 @@ class ForgetService:
                 if not ids:
                     continue
                 forget_repo.secure_delete(session, req.erase)
+                forget_repo.bulk_cache(session, True)
                 page_edges, page_erased, page_scopes = forget_repo.remove(
                     session,
                     ids,
@@ -126,6 +127,7 @@ class ForgetService:
                     erase=req.erase,
                 )
                 forget_repo.secure_delete(session, False)
+                forget_repo.bulk_cache(session, False)
             records += len(ids)
             edges += page_edges
             erased += page_erased
