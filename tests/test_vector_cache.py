@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, select, text, update
 
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.models import RecordRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.repository import query_clauses
+from app.retrieve import vector_cache
 from app.retrieve.vector_cache import sqlite_nearest
 from app.trust import Visibility
 from tests.conftest import auth, make_settings
@@ -57,31 +58,47 @@ def add_records(client: TestClient, n: int) -> list[str]:
     return ids
 
 
-def nearest(db: Database, query: int, also: Sequence[str] = ()) -> dict[str, float]:
+def nearest(
+    db: Database,
+    query: int,
+    also: Sequence[str] = (),
+    *,
+    selective: bool = True,
+    types: Sequence[str] = (),
+) -> dict[str, float]:
     q = np.asarray(axis(query), dtype=np.float32)
-    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    flt = RecordFilter(statuses=["active"], types=list(types))
+    records = RecordQuery(flt, Visibility(4, None), time.time())
     with db.transaction() as s:
-        return sqlite_nearest(s, q, query_clauses(records, "sqlite"), 10, list(also))
+        clauses = query_clauses(records, "sqlite")
+        return sqlite_nearest(s, q, clauses, 10, list(also), selective=selective)
 
 
+@pytest.mark.parametrize("selective", [True, False], ids=["listed", "scored-then-checked"])
 def test_matrix_follows_added_replaced_and_removed_vectors(
-    sqlite_db: tuple[Database, TestClient],
+    sqlite_db: tuple[Database, TestClient], selective: bool
 ) -> None:
+    """Both ways of searching (the filter's records listed, or every row scored and the
+    best checked against the filter) follow the table."""
     db, client = sqlite_db
+
+    def near(query: int, also: Sequence[str] = ()) -> dict[str, float]:
+        return nearest(db, query, also, selective=selective)
+
     a, b, c = add_records(client, 3)
     with db.transaction() as s:
         queue_repo.store_vectors(s, Tier.sqlite, "m", [(a, axis(0)), (b, axis(1))])
-    assert nearest(db, 0)[a] == pytest.approx(1.0)
+    assert near(0)[a] == pytest.approx(1.0)
 
     with db.transaction() as s:  # added: c appears
         queue_repo.store_vectors(s, Tier.sqlite, "m", [(c, axis(2))])
-    assert nearest(db, 2)[c] == pytest.approx(1.0)
+    assert near(2)[c] == pytest.approx(1.0)
 
     with db.transaction() as s:  # replaced: a now points along axis 3
         queue_repo.store_vectors(s, Tier.sqlite, "m", [(a, axis(3))])
-    found = nearest(db, 3)
+    found = near(3)
     assert found[a] == pytest.approx(1.0)
-    assert nearest(db, 0, also=[a])[a] == pytest.approx(0.0)
+    assert near(0, also=[a])[a] == pytest.approx(0.0)
 
     with db.transaction() as s:  # removed with its record (ON DELETE CASCADE)
         s.execute(text("PRAGMA foreign_keys = ON"))
@@ -91,7 +108,27 @@ def test_matrix_follows_added_replaced_and_removed_vectors(
         left = set(s.scalars(text("SELECT record_id FROM record_embeddings")))
     assert left == {a, c}
     assert removals == 2  # a's replacement and b's removal
-    assert b not in nearest(db, 1, also=[b])
+    assert b not in near(1, also=[b])
+
+
+def test_scored_then_checked_finds_few_passing_rows_in_chunks(
+    sqlite_db: tuple[Database, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a selective filter every row is scored and the best are checked against the
+    filter, widening to every row, in statements of at most _PASSING_CHUNK ids: a filter
+    that passes one record finds it however far down it ranks, and one that passes none
+    answers nothing."""
+    db, client = sqlite_db
+    monkeypatch.setattr(vector_cache, "_PASSING_CHUNK", 7)
+    ids = add_records(client, 500)
+    with db.transaction() as s:
+        vectors = [(rid, axis(0 if i < 499 else 1)) for i, rid in enumerate(ids)]
+        queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
+        s.execute(update(RecordRow).where(RecordRow.id == ids[-1]).values(type="competence"))
+    found = nearest(db, 0, selective=False, types=["competence"])
+    assert list(found) == [ids[-1]] and found[ids[-1]] == pytest.approx(0.0)
+    assert nearest(db, 0, selective=False, types=["plan_graph"]) == {}
+    assert len(nearest(db, 0, selective=False)) == 10
 
 
 # sqlite_stat1 of the records table as ANALYZE (analysis_limit 1000) left it in the

@@ -20,6 +20,7 @@ from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
+from app.retrieve import scope_sizes
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -53,7 +54,10 @@ def nearest(
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
-        return sqlite_nearest(session, q, clauses, limit, also)
+        selective = bool(records.filter.tags_all) or scope_sizes.scopes_hold_fewer(
+            session, records.filter.scopes, 32 * limit + 1
+        )
+        return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
     return {}  # tier 2: no vectors
 
 
