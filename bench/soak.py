@@ -7,7 +7,8 @@ the service holds, and p50 / p99 latency.
 First --peak-seconds of closed-loop traffic (--clients clients back to back) measure the
 peak goodput (2xx per second over the second half); then requests are sent open-loop at
 --share of it (default 70 %) for --minutes.
-Traffic: 60 % retrieve (one scope or all), 30 % capture, 10 % GET of a captured record.
+Traffic: 60 % retrieve (one scope or all), 30 % capture, 10 % GET of a captured record;
+LoCoMo's turns are captured and its questions asked.
 
     .venv/bin/python bench/soak.py --store sqlite                      # 30 minutes
     .venv/bin/python bench/soak.py --store sqlite --minutes 4 --window-s 30 \\
@@ -30,34 +31,8 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import Server, latency_ms, production_server
+from harness import Server, latency_ms, load_locomo, production_server
 
-WORDS = [
-    "deploy",
-    "rollback",
-    "invoice",
-    "customer",
-    "latency",
-    "cache",
-    "outage",
-    "schema",
-    "migration",
-    "budget",
-    "meeting",
-    "alice",
-    "bob",
-    "carol",
-    "dave",
-    "paris",
-    "berlin",
-    "tokyo",
-    "friday",
-    "monday",
-    "report",
-    "ticket",
-    "release",
-    "review",
-]
 SCOPES = [f"soak-{n}" for n in range(8)]
 
 
@@ -75,24 +50,30 @@ class Window:
 
 
 class Traffic:
-    """The mixed requests, and the records captured so far (for the GETs)."""
+    """The mixed requests, and the records captured so far (for the GETs). Text is LoCoMo's:
+    conversation turns are captured and its questions asked (a synthetic vocabulary of a
+    few dozen words made every query match most of the store, so a retrieve's cost grew
+    with the store as real text does not)."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.ids: list[str] = []
-
-    def _text(self, n: int) -> str:
-        return " ".join(self.rng.choice(WORDS) for _ in range(n))
+        text = load_locomo()
+        self.turns = [f"{speaker}: {said}" for speaker, said in text.turns]
+        self.questions = text.questions
+        self.sent = 0
 
     async def one(self, client: httpx.AsyncClient) -> str:
         roll = self.rng.random()
         if roll < 0.3 or not self.ids:
-            body = {"source": "soak", "source_kind": "event", "summary": self._text(12)}
+            self.sent += 1
+            summary = self.turns[self.sent % len(self.turns)]
+            body = {"source": "soak", "source_kind": "event", "summary": summary}
             r = await client.post("/v1/capture", json={**body, "scope": self.rng.choice(SCOPES)})
             if r.status_code == 201 and len(self.ids) < 10_000:
                 self.ids.append(r.json()["primary_record"]["id"])
         elif roll < 0.9:
-            query: dict[str, Any] = {"query": self._text(4), "limit": 10}
+            query: dict[str, Any] = {"query": self.rng.choice(self.questions), "limit": 10}
             if self.rng.random() < 0.5:
                 query["scopes"] = [self.rng.choice(SCOPES)]
             r = await client.post("/v1/retrieve", json=query)
