@@ -54,8 +54,12 @@ def nearest(
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
-        selective = bool(records.filter.tags_all) or scope_sizes.scopes_hold_fewer(
-            session, records.filter.scopes, 32 * limit + 1
+        # Listing the filter's records pays only for a few scopes or some tags: with no
+        # scope, most of the store passes, and listing up to 32 x pool ids (6,400) cost
+        # more than scoring every row and checking the best against the filter.
+        scopes = records.filter.scopes
+        selective = bool(records.filter.tags_all) or (
+            bool(scopes) and scope_sizes.scopes_hold_fewer(session, scopes, 32 * limit + 1)
         )
         return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
     return {}  # tier 2: no vectors
