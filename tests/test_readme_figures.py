@@ -266,7 +266,7 @@ def latency() -> list[Figure]:
     figures = []
     for i, store in enumerate(STORES):
         before = load(f"latency-{store}-2000-before.json")["operations"]
-        after = load(f"latency-{store}-2000.json")["operations"]
+        after = load(f"latency-{store}-2000-b20429f.json")["operations"]
         for op, row in REQUEST_COST_ROWS.items():
             x, y = before[op], after[op]
             cells = (
@@ -277,11 +277,30 @@ def latency() -> list[Figure]:
             for j, cell in enumerate(cells):
                 col = 1 + 3 * i + j
                 if (op, col) not in REQUEST_COST_BY_HAND:
-                    figures.append(Figure(f"latency-{store}-2000*.json: {op}", cell, row, col))
+                    figures.append(
+                        Figure(f"latency-{store}-2000-b20429f.json: {op}", cell, row, col)
+                    )
     return figures
 
 
-FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency()
+def latency_quiet() -> list[Figure]:
+    """bench/latency.py re-run on a quiet machine: rows named by the bench's operations,
+    per store p50 / p95, statements and CPU."""
+    figures = []
+    for i, store in enumerate(STORES):
+        for op, x in load(f"latency-{store}-2000.json")["operations"].items():
+            cells = (
+                f"{x['p50_ms']:.1f} / {x['p95_ms']:.1f}",
+                f"{x['statements']:.0f}",
+                f"{x['cpu_ms']:.1f}",
+            )
+            for j, cell in enumerate(cells):
+                source = f"latency-{store}-2000.json: {op}"
+                figures.append(Figure(source, cell, f"`{op}`", 1 + 3 * i + j))
+    return figures
+
+
+FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_quiet()
 
 
 def table_row(text: str, first_cell: str) -> list[str]:
