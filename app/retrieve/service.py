@@ -283,6 +283,12 @@ class RetrieveService:
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
+        scopes = records.filter.scopes
+        selective = bool(records.filter.tags_all) or (
+            bool(scopes)
+            and self.tier is Tier.sqlite
+            and scope_sizes.scopes_hold_fewer(self.session, scopes, vector_repo.listing_bound(pool))
+        )
         return vector_repo.nearest(
             self.session,
             self.tier,
@@ -292,6 +298,7 @@ class RetrieveService:
             also,
             small_scope=small_scope,
             ef_search=self.settings.ef_search,
+            selective=selective,
         )
 
     def _name_look_up(

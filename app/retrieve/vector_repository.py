@@ -20,7 +20,6 @@ from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve import scope_sizes
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -36,6 +35,7 @@ def nearest(
     *,
     small_scope: bool = False,
     ef_search: int,
+    selective: bool = True,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -43,7 +43,9 @@ def nearest(
     PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
     before filters apply, so a small scope of a large store keeps almost none of them and
     the exact scan followed anyway. `ef_search`: HNSW's search breadth (at least
-    `limit`; the caller's `MEMBRANE_RANKING__EF_SEARCH`)."""
+    `limit`; the caller's `MEMBRANE_RANKING__EF_SEARCH`). `selective` (SQLite): the filter
+    may name few records, which are then listed first (vector_cache.sqlite_nearest; see
+    `listing_bound`)."""
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
@@ -54,15 +56,16 @@ def nearest(
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
     if tier is Tier.sqlite:
-        # Listing the filter's records pays only for a few scopes or some tags: with no
-        # scope, most of the store passes, and listing up to 32 x pool ids (6,400) cost
-        # more than scoring every row and checking the best against the filter.
-        scopes = records.filter.scopes
-        selective = bool(records.filter.tags_all) or (
-            bool(scopes) and scope_sizes.scopes_hold_fewer(session, scopes, 32 * limit + 1)
-        )
         return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
     return {}  # tier 2: no vectors
+
+
+def listing_bound(limit: int) -> int:
+    """SQLite lists a filter's records before scoring them only when its scopes hold at
+    most this many (vector_cache.sqlite_nearest): with no scope, most of the store passes,
+    and listing up to 6,401 ids (candidate_pool 200) cost more than scoring every row and
+    checking the best against the filter."""
+    return 32 * limit + 1
 
 
 def _pg_candidates(
