@@ -28,7 +28,7 @@ from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import service as relations
 from app.retrieve import neighbour_repository as neighbour_repo
-from app.retrieve import ranking, scope_sizes, validity
+from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.ranking import Components
@@ -287,7 +287,9 @@ class RetrieveService:
         selective = bool(records.filter.tags_all) or (
             bool(scopes)
             and self.tier is Tier.sqlite
-            and scope_sizes.scopes_hold_fewer(self.session, scopes, vector_repo.listing_bound(pool))
+            and scope_sizes.scopes_hold_fewer(
+                self.session, scopes, vector_cache.listing_bound(pool)
+            )
         )
         return vector_repo.nearest(
             self.session,

@@ -58,7 +58,7 @@ _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
 
 # The change signature of record_embeddings (see _refresh), as two uncorrelated scalar
 # subqueries: SQLite evaluates each once per statement, so they ride along with the
-# statement that lists the admitted ids instead of costing a round trip of their own.
+# statement that lists the admitted ids (and are the only statement when none is listed).
 _SIGNATURE = (
     literal_column("(SELECT n FROM vector_removals WHERE id = 1)", Integer),
     literal_column("(SELECT coalesce(max(rowid), 0) FROM record_embeddings)", Integer),
@@ -105,6 +105,12 @@ def _passing(
     return out
 
 
+def listing_bound(limit: int) -> int:
+    """The most records a filter's scopes may hold for `sqlite_nearest` to list them
+    (`selective`); the listing reads one more to see that it overflows."""
+    return 32 * limit + 1
+
+
 def sqlite_nearest(
     session: Session,
     q: np.ndarray,
@@ -121,7 +127,7 @@ def sqlite_nearest(
     listing overflows, everything is scored and the best rows are checked against the
     filter: listing up to 6,401 ids of the whole store took most of an all-scopes
     retrieve, and saturated the API in the soak once the store held a few thousand."""
-    small = 32 * limit
+    small = listing_bound(limit) - 1
     allowed: list[str] | None = None
     if selective:
         admitted = session.execute(
@@ -129,14 +135,13 @@ def sqlite_nearest(
         ).all()
         if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
             return {}
-        signature = (admitted[0][1], admitted[0][2])
+        removals, max_rowid = admitted[0][1], admitted[0][2]
         allowed = [row[0] for row in admitted]
     else:
         removals, max_rowid = session.execute(select(*_SIGNATURE)).one()
-        signature = (removals, max_rowid)
     cache = _caches.of(session)
     with cache.lock:
-        _refresh(session, cache, signature[0], signature[1])
+        _refresh(session, cache, removals, max_rowid)
         matrix, ids, position = cache.snapshot()
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}

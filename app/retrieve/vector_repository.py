@@ -44,8 +44,9 @@ def nearest(
     before filters apply, so a small scope of a large store keeps almost none of them and
     the exact scan followed anyway. `ef_search`: HNSW's search breadth (at least
     `limit`; the caller's `MEMBRANE_RANKING__EF_SEARCH`). `selective` (SQLite): the filter
-    may name few records, which are then listed first (vector_cache.sqlite_nearest; see
-    `listing_bound`)."""
+    may name few records, which are then listed first (vector_cache.sqlite_nearest; the
+    caller decides with its `listing_bound`: with no scope most of the store passes, and
+    listing up to 6,401 ids cost more than scoring every row)."""
     q = unit_vector(query)
     clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
@@ -58,14 +59,6 @@ def nearest(
     if tier is Tier.sqlite:
         return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
     return {}  # tier 2: no vectors
-
-
-def listing_bound(limit: int) -> int:
-    """SQLite lists a filter's records before scoring them only when its scopes hold at
-    most this many (vector_cache.sqlite_nearest): with no scope, most of the store passes,
-    and listing up to 6,401 ids (candidate_pool 200) cost more than scoring every row and
-    checking the best against the filter."""
-    return 32 * limit + 1
 
 
 def _pg_candidates(
