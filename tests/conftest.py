@@ -186,6 +186,14 @@ def make_settings(db_url: str, **overrides: Any) -> Settings:
         # what concurrent tests assert (no lost update, one write per key) must not hang
         # on how busy the machine is. Tests of load shedding set their own capacity.
         "capacity": {"queue_timeout_s": 30.0},
+        # Likewise the database deadlines: a busy CI machine once stalled a primary-key
+        # read past the 5-s default, and the watchdog's 503 failed a trust property.
+        # tests/test_deadlines.py sets its own deadlines to test them.
+        "database": {
+            "request_deadline_s": 60.0,
+            "statement_timeout_ms": 60_000,
+            "lock_timeout_ms": 30_000,
+        },
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
