@@ -233,6 +233,9 @@ class CapacitySettings(BaseModel):
     queue_timeout_s: float = Field(default=1.0, gt=0)
     retry_after_s: int = Field(default=1, ge=1)
     max_retry_after_s: int = Field(default=10, ge=1, le=3600)
+    # Close the keep-alive connection of a request that found this process saturated, so
+    # that the client reconnects to a less busy process or pod (app/middleware.py).
+    rebalance_connections: bool = True
     # /mcp requests in flight per process, in all and per principal; beyond them 503. The
     # REST call a tool makes is shed by the limits above, like any /v1 request.
     mcp_max_in_flight: int = Field(default=32, ge=1, le=10_000)

@@ -159,6 +159,7 @@ def _add_middleware(app: FastAPI, state: AppState, buckets: TokenBuckets | None)
         queue_timeout_s=cap.queue_timeout_s,
         retry_after_s=cap.retry_after_s,
         max_retry_after_s=cap.max_retry_after_s,
+        rebalance=cap.rebalance_connections,
     )
     if buckets is not None:  # shared with /mcp, which limits requests without a valid key
         app.add_middleware(RateLimitMiddleware, buckets=buckets, keys=state.keys)

@@ -262,7 +262,13 @@ class CapacityMiddleware:
     so a saturated service sheds load in milliseconds instead of queueing requests until
     their clients time out. Retry-After is the time the waiting requests take to drain
     (between `retry_after_s` and `max_retry_after_s`). Health, readiness and /metrics are
-    never shed."""
+    never shed.
+
+    `rebalance`: an answer to a request that found every slot taken (it queued, or was
+    shed) closes its keep-alive connection, so that the client's next connection lands on
+    whichever process (or, through an L4 balancer such as kube-proxy, pod) accepts it
+    first, and an idle one accepts first. Without it a burst of connections that one
+    process accepted stays pinned to it while its siblings idle (docs/scaling.md)."""
 
     def __init__(
         self,
@@ -273,8 +279,10 @@ class CapacityMiddleware:
         queue_timeout_s: float,
         retry_after_s: int,
         max_retry_after_s: int,
+        rebalance: bool = True,
     ) -> None:
         self.app = app
+        self.rebalance = rebalance
         self.max_in_flight = max_in_flight
         self.slots = asyncio.Semaphore(max_in_flight)
         self.max_queued = max_queued
@@ -288,19 +296,23 @@ class CapacityMiddleware:
         if not _is_api_request(scope):
             await self.app(scope, receive, send)
             return
+        saturated = self.rebalance and self.slots.locked()
         if not await self._take_turn():
+            headers = {"Retry-After": str(self._retry_after_s())}
+            if saturated:
+                headers["Connection"] = "close"
             await send_problem(
                 send,
                 503,
                 "Service unavailable",
                 "overloaded",
                 "The service is at capacity; retry after the delay in Retry-After.",
-                {"Retry-After": str(self._retry_after_s())},
+                headers,
             )
             return
         started = time.monotonic()
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, _closing(send) if saturated else send)
         finally:
             self.slots.release()
             # Capped: one long request (an import) must not hold every client off for long.
@@ -332,3 +344,15 @@ class CapacityMiddleware:
             return False
         finally:
             self.queued -= 1
+
+
+def _closing(send: Send) -> Send:
+    """`send` with `Connection: close` added to the response's headers."""
+
+    async def closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [h for h in message.get("headers", []) if h[0].lower() != b"connection"]
+            message = {**message, "headers": [*headers, (b"connection", b"close")]}
+        await send(message)
+
+    return closing

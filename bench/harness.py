@@ -191,8 +191,9 @@ def store_url(store: str, datadir: Path | None = None) -> Iterator[str]:
 
 # A benchmark's PostgreSQL is sized as a production server of this machine would be
 # (pgserver starts with the defaults: 128 MB of shared buffers). JIT is off as OLTP
-# services run it: compiling a retrieval query costs more than running it.
-PG_SETTINGS = {"shared_buffers": "6GB", "jit": "off"}
+# services run it: compiling a retrieval query costs more than running it. Connections for
+# 16 API processes and their workers (bench/scaling.py), beyond the default 100.
+PG_SETTINGS = {"shared_buffers": "6GB", "jit": "off", "max_connections": "400"}
 
 
 def _tune_postgres(uri: str) -> bool:
