@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -220,6 +220,30 @@ class DatabaseSettings(BaseModel):
     statement_timeout_ms: int = Field(default=4000, ge=0, le=3_600_000)
     lock_timeout_ms: int = Field(default=2000, ge=0, le=3_600_000)
     request_deadline_s: float = Field(default=5.0, gt=0, le=3600)
+    # Read replicas (PostgreSQL streaming standbys, docs/scaling.md): read-only requests go
+    # to a healthy one whose replay lag is at most max_replica_lag_s, else to the primary.
+    # A list: JSON, or URLs separated by commas.
+    read_urls: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    max_replica_lag_s: float = Field(default=5.0, gt=0, le=3600)
+    replica_check_interval_s: float = Field(default=1.0, gt=0, le=600)
+
+    @field_validator("read_urls", mode="before")
+    @classmethod
+    def _url_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            if value.startswith("["):
+                return json.loads(value)
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("read_urls")
+    @classmethod
+    def _postgres_only(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            if not url.startswith(("postgresql", "postgres:")):
+                raise ValueError("read replicas are PostgreSQL URLs (postgresql://...)")
+        return urls
 
 
 class CapacitySettings(BaseModel):
@@ -332,6 +356,14 @@ class Settings(BaseSettings):
                     "rest on the server or its volume"
                 )
             self.database.encryption_key = self.encryption_key
+        return self
+
+    @model_validator(mode="after")
+    def _replicas_of_postgres(self) -> Settings:
+        if self.database.read_urls and self.database_url.startswith("sqlite"):
+            raise ValueError(
+                "MEMBRANE_DATABASE__READ_URLS are PostgreSQL standbys; the database is SQLite"
+            )
         return self
 
     @property

@@ -26,10 +26,16 @@ class CorsSettings(BaseModel):
             "X-Request-ID",
             "X-Membrane-Max-Sensitivity",
             "X-Membrane-Scopes",
+            "Membrane-Consistency-Token",
         ]
     )
     expose_headers: list[str] = Field(
-        default_factory=lambda: ["X-Request-ID", "Retry-After", "Idempotent-Replayed"]
+        default_factory=lambda: [
+            "X-Request-ID",
+            "Retry-After",
+            "Idempotent-Replayed",
+            "Membrane-Consistency-Token",
+        ]
     )
     max_age_s: int = Field(default=600, ge=0, le=86400)  # how long a preflight is cached
 

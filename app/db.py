@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import deadline
 from app.config import DatabaseSettings
 from app.errors import Overloaded
+from app.replicas import POSITION_SQL, ReadRouter
 from app.sqlcipher import EncryptionError, apply_key, plain_file_problem, sqlcipher_dbapi
 
 log = logging.getLogger("membrane.db")
@@ -91,7 +92,9 @@ class PoolOptions(TypedDict):
     pool_timeout: float
 
 
-def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
+def make_engine(
+    url: str, cfg: DatabaseSettings | None = None, *, application_name: str = "membrane"
+) -> Engine:
     cfg = cfg or DatabaseSettings()
     url = normalize_url(url)
     pool: PoolOptions = {
@@ -117,6 +120,7 @@ def make_engine(url: str, cfg: DatabaseSettings | None = None) -> Engine:
             # is the wrong plan for most of them. Also what PgBouncer's transaction mode needs.
             "prepare_threshold": None,
             "options": deadline.pg_options(cfg),
+            "application_name": application_name,  # pg_stat_activity tells reads apart
         }
         engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
     else:
@@ -205,6 +209,10 @@ class Database:
         self.bare_sessions = sessionmaker(bare, expire_on_commit=False, autoflush=False)
         self._write_turn = threading.Lock() if is_sqlite(self.engine) else None
         self._tier: Tier | None = None
+        self.router: ReadRouter | None = None
+        if self.cfg.read_urls and not is_sqlite(self.engine):
+            self.router = ReadRouter(self.cfg.read_urls, self.cfg, make_engine)
+            self.router.start()
 
     @property
     def tier(self) -> Tier:
@@ -225,10 +233,31 @@ class Database:
             yield from _unit_of_work(self.sessions() if cascades else self.bare_sessions())
 
     @contextmanager
-    def read_transaction(self) -> Iterator[Session]:
+    def read_transaction(self, token: int | None = None) -> Iterator[Session]:
         """A unit of work that only reads (SQLite: a deferred transaction that never
-        waits for writers)."""
-        yield from _unit_of_work(self.read_sessions())
+        waits for writers). With read replicas: on one of them that has replayed past
+        `token` (a WAL position, app/replicas.py) when there is one, else the primary."""
+        yield from _unit_of_work(self._read_session(token))
+
+    def _read_session(self, token: int | None) -> Session:
+        if self.router is not None:
+            for replica in self.router.candidates():
+                session = self.router.open_session(replica, token)
+                if session is not None:
+                    return session
+            self.router.primary_reads += 1
+        return self.read_sessions()
+
+    def consistency_token(self) -> str | None:
+        """The primary's WAL position now (after a write's commit), which a read sends
+        back to be served by a replica only once it has replayed that far; None without
+        replicas, where every read sees every committed write."""
+        if self.router is None:
+            return None
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            position: str = conn.exec_driver_sql(POSITION_SQL).scalar_one()
+        return position
 
     @contextmanager
     def _write_slot(self) -> Iterator[None]:
@@ -263,6 +292,8 @@ class Database:
             session.execute(text("ANALYZE"))
 
     def dispose(self) -> None:
+        if self.router is not None:
+            self.router.dispose()
         self.engine.dispose()
 
 

@@ -11,6 +11,8 @@ from fastapi.security.base import SecurityBase
 from sqlalchemy.orm import Session
 
 from app.enums import Role, Sensitivity
+from app.errors import DomainError
+from app.replicas import TOKEN_HEADER, parse_lsn
 from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
 from app.state import AppState
@@ -31,15 +33,26 @@ async def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-def get_session(state: StateDep) -> Iterator[Session]:
-    """One transaction per request, committed before the response is sent."""
+def get_session(state: StateDep, request: Request) -> Iterator[Session]:
+    """One transaction per request, committed before the response is sent. With read
+    replicas, the answer carries the commit's consistency token (app/replicas.py)."""
     with state.db.transaction() as session:
         yield session
+    if state.db.router is not None:
+        request.state.consistency_token = state.db.consistency_token()
 
 
-def get_read_session(state: StateDep) -> Iterator[Session]:
-    """One read-only transaction per request (never waits for writers on SQLite)."""
-    with state.db.read_transaction() as session:
+def get_read_session(state: StateDep, request: Request) -> Iterator[Session]:
+    """One read-only transaction per request (never waits for writers on SQLite); on a
+    replica that has replayed past the request's consistency token, if any."""
+    token = request.headers.get(TOKEN_HEADER)
+    try:
+        position = parse_lsn(token) if token is not None else None
+    except ValueError:
+        raise DomainError(
+            f"{TOKEN_HEADER} must be the token a write answered with (like 16/B374D848)"
+        ) from None
+    with state.db.read_transaction(position) as session:
         yield session
 
 

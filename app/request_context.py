@@ -17,9 +17,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.config_http import CorsSettings
 from app.deadline import serving_request
 from app.logs import bind_request_id
+from app.replicas import TOKEN_HEADER
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _HEADER = REQUEST_ID_HEADER.lower().encode()
+_TOKEN = TOKEN_HEADER.lower().encode()
 # Sane: 1–128 visible ASCII characters (no spaces, no control characters), so an id
 # copied into a log line or a header can never split or forge either.
 _SANE = re.compile(rb"[\x21-\x7e]{1,128}")
@@ -59,6 +61,9 @@ class RequestContextMiddleware:
                 headers = list(message.get("headers") or [])
                 if not any(name.lower() == _HEADER for name, _ in headers):
                     headers.append((_HEADER, request_id.encode("ascii")))
+                token = (scope.get("state") or {}).get("consistency_token")
+                if token:  # a write's commit position, with read replicas (app/deps.py)
+                    headers.append((_TOKEN, token.encode("ascii")))
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -36,5 +36,6 @@ def readyz(state: StateDep) -> Any:
         tier_name=state.db.tier.name if ok else "unknown",
         open_mode=state.keys.open_mode,
         embedding=status,
+        replicas=state.db.router.describe() if state.db.router is not None else [],
     )
     return JSONResponse(body.model_dump(), status_code=200 if ok else 503)

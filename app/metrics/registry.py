@@ -36,7 +36,18 @@ def gauge_lines(
     samples: Iterable[tuple[LabelValues, float]],
 ) -> list[str]:
     """Exposition lines of a gauge whose values are computed at scrape time."""
-    lines = [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+    return sample_lines(name, help_text, "gauge", label_names, samples)
+
+
+def sample_lines(
+    name: str,
+    help_text: str,
+    kind: str,
+    label_names: Sequence[str],
+    samples: Iterable[tuple[LabelValues, float]],
+) -> list[str]:
+    """Exposition lines of a metric of `kind` (gauge, counter) read at scrape time."""
+    lines = [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
     lines += [f"{name}{_labels(label_names, lv)} {_number(v)}" for lv, v in samples]
     return lines
 

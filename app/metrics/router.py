@@ -54,5 +54,5 @@ async def scraper(
 )
 def prometheus(state: StateDep, session: ReadSessionDep) -> PlainTextResponse:
     pending = state.embedding_status().pending
-    body = prometheus_text(session, state.db.tier, pending)
+    body = prometheus_text(session, state.db.tier, pending, state.db.router)
     return PlainTextResponse(body, media_type=CONTENT_TYPE)

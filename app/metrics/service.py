@@ -12,9 +12,10 @@ from app.clock import to_datetime
 from app.db import Tier
 from app.enums import MemoryType
 from app.metrics import repository as metrics_repo
-from app.metrics.registry import gauge_lines, render_process_metrics
+from app.metrics.registry import gauge_lines, render_process_metrics, sample_lines
 from app.metrics.repository import HISTOGRAM_BUCKETS, RecordGroup
 from app.metrics.schemas import HistogramBucket, MetricsSnapshot
+from app.replicas import ReadRouter
 from app.security import bearer_token
 from app.trust import TrustContext
 
@@ -104,9 +105,12 @@ def _seed_distribution(histogram: list[int]) -> dict[str, int]:
     }
 
 
-def prometheus_text(session: Session, tier: Tier, embedding_queue_depth: int) -> str:
+def prometheus_text(
+    session: Session, tier: Tier, embedding_queue_depth: int, router: ReadRouter | None = None
+) -> str:
     """Process metrics plus gauges read from the store: records by type, the embedding
-    queue (as /readyz reports it) and the deployment tier."""
+    queue (as /readyz reports it) and the deployment tier; with read replicas, their lag,
+    health and the reads each target served."""
     by_type = metrics_repo.counts_by_type(session)
     lines = render_process_metrics()
     lines += gauge_lines(
@@ -124,7 +128,34 @@ def prometheus_text(session: Session, tier: Tier, embedding_queue_depth: int) ->
     lines += gauge_lines(
         "membrane_tier", "Deployment tier the database offers.", (), [((), float(tier))]
     )
+    if router is not None:
+        lines += replica_lines(router)
     return "\n".join(lines) + "\n"
+
+
+def replica_lines(router: ReadRouter) -> list[str]:
+    replicas = router.replicas
+    lines = gauge_lines(
+        "membrane_replica_lag_seconds",
+        "Replay lag of each read replica at its last check (-1: unknown).",
+        ("replica",),
+        [((r.name,), r.lag_s if r.lag_s is not None else -1.0) for r in replicas],
+    )
+    lines += gauge_lines(
+        "membrane_replica_healthy",
+        "1 when the read replica answered its last check as a standby, else 0.",
+        ("replica",),
+        [((r.name,), 1.0 if r.healthy else 0.0) for r in replicas],
+    )
+    reads = [(("primary",), float(router.primary_reads))]
+    reads += [((r.name,), float(r.reads)) for r in replicas]
+    return lines + sample_lines(
+        "membrane_reads_total",
+        "Read-only requests of this process by the database that served them.",
+        "counter",
+        ("target",),
+        reads,
+    )
 
 
 def scrape_allowed(token: str, authorization: str | None) -> bool:

@@ -109,6 +109,7 @@ from .relation_line import RelationLine
 from .relation_out import RelationOut
 from .relation_spec import RelationSpec
 from .relations_out import RelationsOut
+from .replica_status import ReplicaStatus
 from .retract_request import RetractRequest
 from .retract_result import RetractResult
 from .retrieve_request import RetrieveRequest
@@ -261,6 +262,7 @@ __all__ = (
     "RelationOut",
     "RelationsOut",
     "RelationSpec",
+    "ReplicaStatus",
     "RetractRequest",
     "RetractResult",
     "RetrievedItem",

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.embedding_status import EmbeddingStatus
+    from ..models.replica_status import ReplicaStatus
 
 
 T = TypeVar("T", bound="Readiness")
@@ -26,6 +27,7 @@ class Readiness:
         tier_name (str):
         open_mode (bool):
         embedding (EmbeddingStatus):
+        replicas (list[ReplicaStatus] | Unset):
     """
 
     status: str
@@ -35,10 +37,12 @@ class Readiness:
     tier_name: str
     open_mode: bool
     embedding: EmbeddingStatus
+    replicas: list[ReplicaStatus] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.embedding_status import EmbeddingStatus  # noqa: PLC0415
+        from ..models.replica_status import ReplicaStatus  # noqa: PLC0415
 
         status = self.status
 
@@ -54,6 +58,13 @@ class Readiness:
 
         embedding = self.embedding.to_dict()
 
+        replicas: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.replicas, Unset):
+            replicas = []
+            for replicas_item_data in self.replicas:
+                replicas_item = replicas_item_data.to_dict()
+                replicas.append(replicas_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -67,12 +78,15 @@ class Readiness:
                 "embedding": embedding,
             }
         )
+        if replicas is not UNSET:
+            field_dict["replicas"] = replicas
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.embedding_status import EmbeddingStatus  # noqa: PLC0415
+        from ..models.replica_status import ReplicaStatus  # noqa: PLC0415
 
         d = dict(src_dict)
         status = d.pop("status")
@@ -89,6 +103,15 @@ class Readiness:
 
         embedding = EmbeddingStatus.from_dict(d.pop("embedding"))
 
+        _replicas = d.pop("replicas", UNSET)
+        replicas: list[ReplicaStatus] | Unset = UNSET
+        if _replicas is not UNSET:
+            replicas = []
+            for replicas_item_data in _replicas:
+                replicas_item = ReplicaStatus.from_dict(replicas_item_data)
+
+                replicas.append(replicas_item)
+
         readiness = cls(
             status=status,
             database=database,
@@ -97,6 +120,7 @@ class Readiness:
             tier_name=tier_name,
             open_mode=open_mode,
             embedding=embedding,
+            replicas=replicas,
         )
 
         readiness.additional_properties = d
