@@ -99,6 +99,12 @@ def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     export.add_argument("--created-after", help="ISO-8601: records created after this")
     export.add_argument("--created-before", help="ISO-8601: records created before this")
     export.add_argument("--embeddings", action="store_true", help="include the records' embeddings")
+    export.add_argument(
+        "--consistency-token",
+        default=os.environ.get("MEMBRANE_CONSISTENCY_TOKEN"),
+        help="a write's consistency_token (env MEMBRANE_CONSISTENCY_TOKEN): with read "
+        "replicas, export only from one that holds that write",
+    )
     export.set_defaults(handler=_export)
 
 
@@ -199,7 +205,12 @@ def _export(args: argparse.Namespace, _rest: list[str]) -> None:
     }
     with _refusals_exit(args.url, args.api_key):
         summary = client.export_to_file(
-            args.url, args.api_key, args.output, filters=filters, progress=bar.update
+            args.url,
+            args.api_key,
+            args.output,
+            filters=filters,
+            progress=bar.update,
+            consistency_token=args.consistency_token,
         )
     bar.finish()
     print(json.dumps(summary, indent=2))

@@ -11,8 +11,7 @@ from fastapi.security.base import SecurityBase
 from sqlalchemy.orm import Session
 
 from app.enums import Role, Sensitivity
-from app.errors import DomainError
-from app.replicas import TOKEN_HEADER, parse_lsn
+from app.replicas import TOKEN_HEADER, TOKEN_PATTERN, parse_lsn
 from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
 from app.state import AppState
@@ -42,16 +41,27 @@ def get_session(state: StateDep, request: Request) -> Iterator[Session]:
         request.state.consistency_token = state.db.consistency_token()
 
 
-def get_read_session(state: StateDep, request: Request) -> Iterator[Session]:
+async def get_consistency(
+    token: Annotated[
+        str | None,
+        Header(
+            alias=TOKEN_HEADER,
+            pattern=TOKEN_PATTERN,
+            description="The token a write answered with: with read replicas, this read "
+            "is served by one that has replayed that write, else by the primary.",
+        ),
+    ] = None,
+) -> int | None:
+    """The WAL position a read must see (app/replicas.py), or None."""
+    return parse_lsn(token) if token is not None else None
+
+
+ConsistencyDep = Annotated[int | None, Depends(get_consistency)]
+
+
+def get_read_session(state: StateDep, position: ConsistencyDep) -> Iterator[Session]:
     """One read-only transaction per request (never waits for writers on SQLite); on a
     replica that has replayed past the request's consistency token, if any."""
-    token = request.headers.get(TOKEN_HEADER)
-    try:
-        position = parse_lsn(token) if token is not None else None
-    except ValueError:
-        raise DomainError(
-            f"{TOKEN_HEADER} must be the token a write answered with (like 16/B374D848)"
-        ) from None
     with state.db.read_transaction(position) as session:
         yield session
 

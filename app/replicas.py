@@ -32,6 +32,7 @@ from app.config import DatabaseSettings
 log = logging.getLogger("membrane.replicas")
 
 TOKEN_HEADER = "Membrane-Consistency-Token"
+TOKEN_PATTERN = r"^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$"
 _LSN = re.compile(r"([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})")
 
 PROBE_SQL = text(
@@ -176,3 +177,27 @@ class ReadRouter:
         self._stop.set()
         for replica in self.replicas:
             replica.engine.dispose()
+
+
+class TokenKeeper:
+    """Client side: the newest consistency token a client was answered with, sent on its
+    later requests (httpx event hooks), so that its reads see its own writes."""
+
+    def __init__(self) -> None:
+        self.token: str | None = None
+
+    def hooks(self) -> dict[str, list[Any]]:
+        return {"request": [self.on_request], "response": [self.on_response]}
+
+    async def on_request(self, request: Any) -> None:
+        if self.token and TOKEN_HEADER not in request.headers:
+            request.headers[TOKEN_HEADER] = self.token
+
+    async def on_response(self, response: Any) -> None:
+        self.keep(response.headers.get(TOKEN_HEADER))
+
+    def keep(self, token: str | None) -> None:
+        if not token or not _LSN.fullmatch(token):
+            return
+        if self.token is None or parse_lsn(token) > parse_lsn(self.token):
+            self.token = token

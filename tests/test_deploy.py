@@ -397,7 +397,11 @@ def test_configuration_names_only_settings_that_exist() -> None:
     (config,) = load_yaml(KUBE / "base" / "configmap.yaml")
     (secret,) = load_yaml(KUBE / "base" / "secret.example.yaml")
     assert set(config["data"]) <= known
-    assert set(secret["stringData"]) == {"MEMBRANE_DATABASE_URL", "MEMBRANE_API_KEYS"}
+    assert set(secret["stringData"]) == {
+        "MEMBRANE_DATABASE_URL",
+        "MEMBRANE_API_KEYS",
+        "MEMBRANE_DATABASE__READ_URLS",
+    }
     assert not set(config["data"]) & set(secret["stringData"]), "a setting in both places"
 
 

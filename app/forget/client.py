@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 
+from app.replicas import TOKEN_HEADER
 from app.transfer.client import auth_headers, raise_for_problem
 
 TIMEOUT_S = 600.0  # a large scope is many pages
@@ -21,4 +22,6 @@ def forget(
         response = client.post(f"{url.rstrip('/')}/v1/forget", json=body, headers=headers)
     raise_for_problem(response)
     counts: dict[str, object] = response.json()
+    if token := response.headers.get(TOKEN_HEADER):  # with read replicas (docs/scaling.md)
+        counts["consistency_token"] = token
     return counts

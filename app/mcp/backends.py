@@ -19,9 +19,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.mcp.tools import ClientFactory, McpContext
 from app.middleware import TOOL_CALL
+from app.replicas import TOKEN_HEADER
 
 # Request headers a tool call carries over from the MCP request to its REST request.
-FORWARDED = ("authorization", "x-membrane-max-sensitivity", "x-membrane-scopes", "x-request-id")
+FORWARDED = (
+    "authorization",
+    "x-membrane-max-sensitivity",
+    "x-membrane-scopes",
+    "x-request-id",
+    "membrane-consistency-token",
+)
 
 
 @asynccontextmanager
@@ -37,8 +44,18 @@ async def in_process_client(ctx: McpContext) -> AsyncIterator[httpx.AsyncClient]
         raise_app_exceptions=False,  # a 500 is an answer (problem+json), not an exception
         client=(peer.host, peer.port) if peer else ("127.0.0.1", 0),
     )
+
+    async def hand_back_token(response: httpx.Response) -> None:
+        # A write's consistency token rides on the /mcp answer (app/request_context.py).
+        if token := response.headers.get(TOKEN_HEADER):
+            request.state.consistency_token = token
+
     async with httpx.AsyncClient(
-        transport=transport, base_url=str(request.base_url), headers=headers, trust_env=False
+        transport=transport,
+        base_url=str(request.base_url),
+        headers=headers,
+        trust_env=False,
+        event_hooks={"response": [hand_back_token]},
     ) as client:
         yield client
 

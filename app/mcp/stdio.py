@@ -17,6 +17,7 @@ import httpx
 
 from app.mcp.backends import remote_clients
 from app.mcp.server import build_server
+from app.replicas import TokenKeeper
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 SENSITIVITIES = ("public", "low", "medium", "high", "hyper")
@@ -65,8 +66,12 @@ def headers_for(args: argparse.Namespace) -> dict[str, str]:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    keeper = TokenKeeper()  # read-your-writes across this agent's tool calls (replicas)
     async with httpx.AsyncClient(
-        base_url=args.url.rstrip("/"), headers=headers_for(args), timeout=args.timeout
+        base_url=args.url.rstrip("/"),
+        headers=headers_for(args),
+        timeout=args.timeout,
+        event_hooks=keeper.hooks(),
     ) as client:
         await build_server(remote_clients(client)).run_stdio_async()
 

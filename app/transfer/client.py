@@ -16,6 +16,8 @@ from typing import Any, TypedDict, cast
 
 import httpx
 
+from app.replicas import TOKEN_HEADER
+
 CHUNK = 1024 * 1024
 MEDIA_TYPE = "application/x-ndjson"
 
@@ -77,17 +79,20 @@ def export_to_file(
     filters: Mapping[str, Any] | None = None,
     progress: ProgressCallback | None = None,
     timeout: float = 60.0,
+    consistency_token: str | None = None,
 ) -> dict[str, int]:
     """GET /v1/export into `path`; returns the end line's counts per kind. `filters`:
     `scope` and `type` (lists), `created_after` / `created_before` (datetime or ISO-8601),
-    `include_embeddings` (bool); absent or None: no limit."""
+    `include_embeddings` (bool); absent or None: no limit. `consistency_token`: a write's
+    token, so that a read replica serves the export only once it holds that write."""
     target = Path(path)
     partial = target.with_name(target.name + ".part")
     url = base_url.rstrip("/") + "/v1/export"
     params = _params(filters or {})
-    with httpx.stream(
-        "GET", url, params=params, headers=auth_headers(api_key), timeout=timeout
-    ) as response:
+    headers = auth_headers(api_key)
+    if consistency_token:
+        headers[TOKEN_HEADER] = consistency_token
+    with httpx.stream("GET", url, params=params, headers=headers, timeout=timeout) as response:
         raise_for_problem(response)
         last = _write_lines(response.iter_lines(), partial, progress)
     end = json.loads(last) if last else {}

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import RootModel, ValidationError
 
-from app.deps import Admin, NarrowingDep, StateDep
+from app.deps import Admin, ConsistencyDep, NarrowingDep, StateDep
 from app.enums import MemoryType
 from app.errors import DomainError, error_responses, problem_response
 from app.schema_base import Scope
@@ -75,6 +75,7 @@ def export_memory(
     state: StateDep,
     principal: Admin,
     narrowing: NarrowingDep,
+    position: ConsistencyDep,
     scope: Annotated[list[Scope] | None, Query(max_length=100)] = None,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     created_after: datetime | None = None,
@@ -93,7 +94,7 @@ def export_memory(
         raise RequestValidationError(
             [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
         ) from None
-    lines = service.export_lines(state.db, filters, trust_for(principal, narrowing))
+    lines = service.export_lines(state.db, filters, trust_for(principal, narrowing), position)
     header = next(lines)  # the first read runs now: a database error is still an answer
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
     disposition = f'attachment; filename="membrane-export-{stamp}.ndjson"'

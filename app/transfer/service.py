@@ -68,17 +68,20 @@ def whole_store(filters: ExportFilters, trust: TrustContext) -> bool:
     return not narrowed and trust.reads_everything()
 
 
-def export_lines(db: Database, filters: ExportFilters, trust: TrustContext) -> Iterator[bytes]:
+def export_lines(
+    db: Database, filters: ExportFilters, trust: TrustContext, position: int | None = None
+) -> Iterator[bytes]:
     """The export file, a page of records (with their rows) per chunk, each page read in
-    its own read transaction: memory stays one page whatever the store's size."""
+    its own read transaction: memory stays one page whatever the store's size. With read
+    replicas, each page on one that has replayed past `position` (or the primary)."""
     counts: Counter[str] = Counter()
-    with db.read_transaction() as session:
+    with db.read_transaction(position) as session:
         header = _header(session, filters)
     yield dump(header.model_dump(mode="json"))  # no transaction stays open across a yield
     query = RecordQuery(_record_filter(filters), trust.reading(), clock.now())
     after: tuple[float, str] | None = None
     while True:
-        with db.read_transaction() as session:
+        with db.read_transaction(position) as session:
             rows = repo.record_page(session, query, after, PAGE)
             lines = _page_lines(session, db, rows, trust, filters.include_embeddings)
         yield _chunk(lines, counts)

@@ -16,9 +16,13 @@ def _get_kwargs(
     *,
     job: JobName | Unset = UNSET,
     limit: int | Unset = 50,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
+
     if not isinstance(x_request_id, Unset):
         headers["X-Request-ID"] = x_request_id
 
@@ -103,6 +107,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     job: JobName | Unset = UNSET,
     limit: int | Unset = 50,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[JobRunPage | Problem | str]:
     """Recent job runs, newest first
@@ -110,6 +115,8 @@ def sync_detailed(
     Args:
         job (JobName | Unset):
         limit (int | Unset):  Default: 50.
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -123,6 +130,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         job=job,
         limit=limit,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -138,6 +146,7 @@ def sync(
     client: AuthenticatedClient,
     job: JobName | Unset = UNSET,
     limit: int | Unset = 50,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> JobRunPage | Problem | str | None:
     """Recent job runs, newest first
@@ -145,6 +154,8 @@ def sync(
     Args:
         job (JobName | Unset):
         limit (int | Unset):  Default: 50.
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -159,6 +170,7 @@ def sync(
         client=client,
         job=job,
         limit=limit,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     ).parsed
 
@@ -168,6 +180,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     job: JobName | Unset = UNSET,
     limit: int | Unset = 50,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[JobRunPage | Problem | str]:
     """Recent job runs, newest first
@@ -175,6 +188,8 @@ async def asyncio_detailed(
     Args:
         job (JobName | Unset):
         limit (int | Unset):  Default: 50.
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -188,6 +203,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         job=job,
         limit=limit,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -201,6 +217,7 @@ async def asyncio(
     client: AuthenticatedClient,
     job: JobName | Unset = UNSET,
     limit: int | Unset = 50,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> JobRunPage | Problem | str | None:
     """Recent job runs, newest first
@@ -208,6 +225,8 @@ async def asyncio(
     Args:
         job (JobName | Unset):
         limit (int | Unset):  Default: 50.
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -223,6 +242,7 @@ async def asyncio(
             client=client,
             job=job,
             limit=limit,
+            membrane_consistency_token=membrane_consistency_token,
             x_request_id=x_request_id,
         )
     ).parsed

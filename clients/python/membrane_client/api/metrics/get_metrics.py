@@ -14,11 +14,15 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
+
     if not isinstance(x_membrane_max_sensitivity, Unset):
         headers["X-Membrane-Max-Sensitivity"] = str(x_membrane_max_sensitivity)
 
@@ -94,6 +98,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -101,6 +106,8 @@ def sync_detailed(
     """Domain snapshot: counts, salience histogram, growth, usefulness, revision rate
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -115,6 +122,7 @@ def sync_detailed(
     """
 
     kwargs = _get_kwargs(
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -130,6 +138,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -137,6 +146,8 @@ def sync(
     """Domain snapshot: counts, salience histogram, growth, usefulness, revision rate
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -152,6 +163,7 @@ def sync(
 
     return sync_detailed(
         client=client,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -161,6 +173,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -168,6 +181,8 @@ async def asyncio_detailed(
     """Domain snapshot: counts, salience histogram, growth, usefulness, revision rate
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -182,6 +197,7 @@ async def asyncio_detailed(
     """
 
     kwargs = _get_kwargs(
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -195,6 +211,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -202,6 +219,8 @@ async def asyncio(
     """Domain snapshot: counts, salience histogram, growth, usefulness, revision rate
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -218,6 +237,7 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            membrane_consistency_token=membrane_consistency_token,
             x_membrane_max_sensitivity=x_membrane_max_sensitivity,
             x_membrane_scopes=x_membrane_scopes,
             x_request_id=x_request_id,

@@ -15,11 +15,15 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     record_id: str,
     *,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
+
     if not isinstance(x_membrane_max_sensitivity, Unset):
         headers["X-Membrane-Max-Sensitivity"] = str(x_membrane_max_sensitivity)
 
@@ -103,6 +107,7 @@ def sync_detailed(
     record_id: str,
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -111,6 +116,8 @@ def sync_detailed(
 
     Args:
         record_id (str):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -126,6 +133,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         record_id=record_id,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -142,6 +150,7 @@ def sync(
     record_id: str,
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -150,6 +159,8 @@ def sync(
 
     Args:
         record_id (str):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -166,6 +177,7 @@ def sync(
     return sync_detailed(
         record_id=record_id,
         client=client,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -176,6 +188,7 @@ async def asyncio_detailed(
     record_id: str,
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -184,6 +197,8 @@ async def asyncio_detailed(
 
     Args:
         record_id (str):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -199,6 +214,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         record_id=record_id,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -213,6 +229,7 @@ async def asyncio(
     record_id: str,
     *,
     client: AuthenticatedClient,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -221,6 +238,8 @@ async def asyncio(
 
     Args:
         record_id (str):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -238,6 +257,7 @@ async def asyncio(
         await asyncio_detailed(
             record_id=record_id,
             client=client,
+            membrane_consistency_token=membrane_consistency_token,
             x_membrane_max_sensitivity=x_membrane_max_sensitivity,
             x_membrane_scopes=x_membrane_scopes,
             x_request_id=x_request_id,

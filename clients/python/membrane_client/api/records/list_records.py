@@ -28,11 +28,15 @@ def _get_kwargs(
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
     cursor: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
+
     if not isinstance(x_membrane_max_sensitivity, Unset):
         headers["X-Membrane-Max-Sensitivity"] = str(x_membrane_max_sensitivity)
 
@@ -180,6 +184,7 @@ def sync_detailed(
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
     cursor: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -198,6 +203,8 @@ def sync_detailed(
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -223,6 +230,7 @@ def sync_detailed(
         created_before=created_before,
         limit=limit,
         cursor=cursor,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -249,6 +257,7 @@ def sync(
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
     cursor: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -267,6 +276,8 @@ def sync(
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -293,6 +304,7 @@ def sync(
         created_before=created_before,
         limit=limit,
         cursor=cursor,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -313,6 +325,7 @@ async def asyncio_detailed(
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
     cursor: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -331,6 +344,8 @@ async def asyncio_detailed(
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -356,6 +371,7 @@ async def asyncio_detailed(
         created_before=created_before,
         limit=limit,
         cursor=cursor,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -380,6 +396,7 @@ async def asyncio(
     created_before: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 50,
     cursor: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -398,6 +415,8 @@ async def asyncio(
         created_before (datetime.datetime | Unset):
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -425,6 +444,7 @@ async def asyncio(
             created_before=created_before,
             limit=limit,
             cursor=cursor,
+            membrane_consistency_token=membrane_consistency_token,
             x_membrane_max_sensitivity=x_membrane_max_sensitivity,
             x_membrane_scopes=x_membrane_scopes,
             x_request_id=x_request_id,

@@ -16,11 +16,15 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: RetrieveRequest,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
+
     if not isinstance(x_membrane_max_sensitivity, Unset):
         headers["X-Membrane-Max-Sensitivity"] = str(x_membrane_max_sensitivity)
 
@@ -106,6 +110,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: RetrieveRequest,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -113,6 +118,8 @@ def sync_detailed(
     """Ranked retrieval: fused relevance blended with salience, trust-filtered
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -129,6 +136,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -145,6 +153,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: RetrieveRequest,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -152,6 +161,8 @@ def sync(
     """Ranked retrieval: fused relevance blended with salience, trust-filtered
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -169,6 +180,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -179,6 +191,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: RetrieveRequest,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -186,6 +199,8 @@ async def asyncio_detailed(
     """Ranked retrieval: fused relevance blended with salience, trust-filtered
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -202,6 +217,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        membrane_consistency_token=membrane_consistency_token,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
         x_request_id=x_request_id,
@@ -216,6 +232,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: RetrieveRequest,
+    membrane_consistency_token: str | Unset = UNSET,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -223,6 +240,8 @@ async def asyncio(
     """Ranked retrieval: fused relevance blended with salience, trust-filtered
 
     Args:
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
@@ -241,6 +260,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            membrane_consistency_token=membrane_consistency_token,
             x_membrane_max_sensitivity=x_membrane_max_sensitivity,
             x_membrane_scopes=x_membrane_scopes,
             x_request_id=x_request_id,

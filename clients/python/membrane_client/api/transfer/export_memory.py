@@ -22,6 +22,7 @@ def _get_kwargs(
     include_embeddings: bool | Unset = False,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -30,6 +31,9 @@ def _get_kwargs(
 
     if not isinstance(x_membrane_scopes, Unset):
         headers["X-Membrane-Scopes"] = x_membrane_scopes
+
+    if not isinstance(membrane_consistency_token, Unset):
+        headers["Membrane-Consistency-Token"] = membrane_consistency_token
 
     if not isinstance(x_request_id, Unset):
         headers["X-Request-ID"] = x_request_id
@@ -130,6 +134,7 @@ def sync_detailed(
     include_embeddings: bool | Unset = False,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Admin: stream records with their edges, provenance, audit and vectors as NDJSON
@@ -143,6 +148,8 @@ def sync_detailed(
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -161,6 +168,7 @@ def sync_detailed(
         include_embeddings=include_embeddings,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -181,6 +189,7 @@ def sync(
     include_embeddings: bool | Unset = False,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Admin: stream records with their edges, provenance, audit and vectors as NDJSON
@@ -194,6 +203,8 @@ def sync(
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -213,6 +224,7 @@ def sync(
         include_embeddings=include_embeddings,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     ).parsed
 
@@ -227,6 +239,7 @@ async def asyncio_detailed(
     include_embeddings: bool | Unset = False,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Admin: stream records with their edges, provenance, audit and vectors as NDJSON
@@ -240,6 +253,8 @@ async def asyncio_detailed(
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -258,6 +273,7 @@ async def asyncio_detailed(
         include_embeddings=include_embeddings,
         x_membrane_max_sensitivity=x_membrane_max_sensitivity,
         x_membrane_scopes=x_membrane_scopes,
+        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -276,6 +292,7 @@ async def asyncio(
     include_embeddings: bool | Unset = False,
     x_membrane_max_sensitivity: Sensitivity | Unset = UNSET,
     x_membrane_scopes: str | Unset = UNSET,
+    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Admin: stream records with their edges, provenance, audit and vectors as NDJSON
@@ -289,6 +306,8 @@ async def asyncio(
         x_membrane_max_sensitivity (Sensitivity | Unset):
         x_membrane_scopes (str | Unset): Comma-separated scopes to narrow this request to (never
             widens).
+        membrane_consistency_token (str | Unset): The token a write answered with: with read
+            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -309,6 +328,7 @@ async def asyncio(
             include_embeddings=include_embeddings,
             x_membrane_max_sensitivity=x_membrane_max_sensitivity,
             x_membrane_scopes=x_membrane_scopes,
+            membrane_consistency_token=membrane_consistency_token,
             x_request_id=x_request_id,
         )
     ).parsed
