@@ -242,6 +242,7 @@ def test_a_client_keeps_the_newest_token_and_sends_it() -> None:
     async def sent() -> str | None:
         request = httpx.Request("GET", "http://t/v1/records/x")
         await keeper.on_request(request)
-        return request.headers.get(TOKEN)
+        value: str | None = request.headers.get(TOKEN)
+        return value
 
     assert asyncio.run(sent()) == "1/10"
