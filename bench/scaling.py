@@ -6,6 +6,10 @@ Per process count: the peak goodput (2xx/s) of the ramp, its steps, and the larg
 between consecutive steps after the peak (the "dip"). `--without-rebalance N` adds one
 more ramp at N processes with connection rebalancing off
 (MEMBRANE_CAPACITY__REBALANCE_CONNECTIONS=false), the behaviour before it existed.
+`--replica-at N` (PostgreSQL) makes the store a primary with a streaming standby
+(pg_basebackup -R, tests/replica_support.py) and adds one more ramp at N processes with
+reads on the standby (MEMBRANE_DATABASE__READ_URLS). `--worker-threads N` caps the
+embedding worker's ONNX threads (the API processes use one each for queries).
 
     .venv/bin/python bench/scaling.py --store postgres --processes 1,2,4,8,16 \\
         --without-rebalance 8 --out bench/results/scaling-postgres-16cores.json
@@ -17,14 +21,18 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import LOCOMO, REPO_ROOT, production_server, store_url
+from harness import LOCOMO, PG_SETTINGS, REPO_ROOT, production_server, store_url
 from load import Corpus, load_corpus, ramp
 
 
@@ -60,11 +68,28 @@ def one_ramp(
             print(f"== {processes} API processes {env or ''}", file=sys.stderr, flush=True)
             result = asyncio.run(ramp(server.url, None, corpus, ramp_args))
             result["server"] = server.describe()
+            # One process's view of its replicas (reads served, lag): empty without them.
+            result["replicas"] = httpx.get(f"{server.url}/readyz").json().get("replicas", [])
     finally:
         for name in env:
             os.environ.pop(name, None)
     result["dip_after_peak"] = dip(result["steps"])
     return result
+
+
+@contextmanager
+def store(args: argparse.Namespace) -> Iterator[tuple[str, str | None]]:
+    """(the store's URL, its standby's URL or None)."""
+    if not args.replica_at:
+        with store_url(args.store) as url:
+            yield url, None
+        return
+    sys.path.insert(0, str(REPO_ROOT))
+    from tests.replica_support import primary_with_standby
+
+    with primary_with_standby(PG_SETTINGS) as (primary, standby):
+        url = re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", primary.get_uri())
+        yield url, standby.uri("postgres")
 
 
 def summarise(
@@ -92,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--store", choices=["sqlite", "postgres"], default="postgres")
     ap.add_argument("--processes", default="1,2,4", help="API process counts, comma-separated")
     ap.add_argument("--without-rebalance", type=int, help="one more ramp at this count, off")
+    ap.add_argument("--replica-at", type=int, help="one more ramp at this count, on a standby")
+    ap.add_argument("--worker-threads", type=int, help="the embedding worker's ONNX threads")
     ap.add_argument("--seed", type=int, default=2_000, help="records captured before the first")
     ap.add_argument("--step-seconds", type=float, default=5.0)
     ap.add_argument("--max-requests", type=int, default=20_000, help="per step")
@@ -108,7 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs: dict[str, dict[str, Any]] = {}
     started = time.monotonic()
     result: dict[str, Any] = {}
-    with store_url(args.store) as url:
+    if args.worker_threads:
+        os.environ["MEMBRANE_EMBEDDING__THREADS"] = str(args.worker_threads)
+    with store(args) as (url, standby_url):
         seed = args.seed
         for count in counts:
             runs[str(count)] = one_ramp(url, count, corpus, args, seed)
@@ -130,6 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "peak_goodput_rps": off["peak_goodput_rps"],
                 "dip_after_peak": off["dip_after_peak"],
                 "run": off,
+            }
+        if args.replica_at and standby_url:
+            on = one_ramp(
+                url, args.replica_at, corpus, args, 0, MEMBRANE_DATABASE__READ_URLS=standby_url
+            )
+            result["with_replica"] = {
+                "processes": args.replica_at,
+                "peak_goodput_rps": on["peak_goodput_rps"],
+                "without_replica_rps": runs.get(str(args.replica_at), {}).get("peak_goodput_rps"),
+                "dip_after_peak": on["dip_after_peak"],
+                "run": on,
             }
     summary = {k: result[k] for k in ("by_processes", "ratio_to_first", "dip_after_peak")}
     print(json.dumps(summary))

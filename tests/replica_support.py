@@ -85,14 +85,24 @@ def _owned_dir(path: Path, user: str | None, mode: int) -> Path:
 
 
 @contextmanager
-def primary_with_standby() -> Iterator[tuple[Any, Standby]]:
-    """(the primary's pgserver server, its standby), both stopped and removed after."""
+def primary_with_standby(
+    settings: dict[str, str] | None = None,
+) -> Iterator[tuple[Any, Standby]]:
+    """(the primary's pgserver server, its standby), both stopped and removed after.
+    `settings`: ALTER SYSTEM on the primary before the standby is made (bench/scaling.py
+    sizes it as its other benchmarks do); the standby copies them."""
     pgserver = pytest.importorskip("pgserver", reason="pgserver is installed by `make test`")
     from pgserver._commands import create_command_function
 
     root = Path(tempfile.mkdtemp(prefix="membrane-pg-replica-"))
     root.chmod(0o755)
     primary = pgserver.get_server(str(root / "primary"), cleanup_mode="stop")
+    if settings:
+        with psycopg.connect(primary.get_uri(), autocommit=True) as conn:
+            for name, value in settings.items():
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        primary.cleanup()
+        primary = pgserver.get_server(str(root / "primary"), cleanup_mode="stop")
     user = primary.system_user
     standby = Standby(
         datadir=_owned_dir(root / "standby-parent", user, 0o755) / "data",
