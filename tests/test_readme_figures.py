@@ -334,3 +334,45 @@ README_FIGURES = locomo()
 def test_readme_repeats_the_figure_as_the_result_file_gives_it(figure: Figure) -> None:
     hint = f"README.md ## Figures: update the figure from bench/results/{figure.source}"
     assert flat(figure.expected) in flat(readme_figures()), f"{hint}: {figure.expected!r}"
+
+
+def scaling() -> list[Figure]:
+    """docs/scaling.md's table of goodput by API processes, and the README's summary."""
+    f = "scaling-postgres-16cores.json"
+    data = load(f)
+    figures = []
+    for count, peak in data["by_processes"].items():
+        dip = f"{data['dip_after_peak'][count] * 100:.0f} %"
+        figures += [
+            Figure(f"{f}: by_processes[{count}]", f"{peak:.1f}", count, 1),
+            Figure(f"{f}: ratio_to_first[{count}]", f"{data['ratio_to_first'][count]}", count, 2),
+            Figure(f"{f}: dip_after_peak[{count}]", dip, count, 3),
+        ]
+    off = data["without_rebalance"]
+    row = f"{off['processes']}, rebalancing off"
+    figures.append(Figure(f"{f}: without_rebalance", f"{off['peak_goodput_rps']:.1f}", row, 1))
+    replica = load("scaling-postgres-16cores-replica.json")["with_replica"]
+    figures.append(
+        Figure(
+            "scaling-postgres-16cores-replica.json: with_replica",
+            f"peaked at {replica['peak_goodput_rps']:.1f} 2xx/s with reads on the standby "
+            f"against {replica['without_replica_rps']:.1f} without",
+        )
+    )
+    return figures
+
+
+@pytest.mark.parametrize(
+    "figure", scaling(), ids=lambda f: f.source + (f" [{f.row}]" if f.row else "")
+)
+def test_scaling_figures_match_the_result_files(figure: Figure) -> None:
+    text = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    hint = f"docs/scaling.md: update the figure from bench/results/{figure.source}"
+    if figure.row is None:
+        assert flat(figure.expected) in flat(text), f"{hint}: expected {figure.expected!r}"
+        return
+    cells = table_row(text, figure.row)
+    assert cells and cells[figure.col] == figure.expected, f"{hint}: {cells} {figure.expected!r}"
+    if figure.col == 1 and "," not in figure.row:  # the README repeats each peak
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        assert f"{figure.row} → {figure.expected}" in readme or figure.row == "2", hint
