@@ -4,9 +4,12 @@ API and, where it exists, the worker that embeds), recording per window the resi
 memory of the API and worker, the API's open file descriptors, the database connections
 the service holds, and p50 / p99 latency.
 
-First --peak-seconds of closed-loop traffic (--clients clients back to back) measure the
-peak goodput (2xx per second over the second half); then requests are sent open-loop at
---share of it (default 70 %) for --minutes.
+First --seed-records LoCoMo turns are captured in batches and embedded, so that the store
+is near the size the soak will grow it to; then --peak-seconds of closed-loop traffic
+(--clients clients back to back) measure the peak goodput (2xx per second over the second
+half); then requests are sent open-loop at --share of it (default 70 %) for --minutes. A
+peak measured on an empty store is one the growing store cannot keep: four 30-minute
+attempts at 70 % of it saturated the API after 3 to 13 minutes (bench/README.md).
 Traffic: 60 % retrieve (one scope or all), 30 % capture, 10 % GET of a captured record;
 LoCoMo's turns are captured and its questions asked.
 
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Server, latency_ms, load_locomo, production_server
 
 SCOPES = [f"soak-{n}" for n in range(8)]
+SEED_BATCH = 500
 
 
 @dataclass
@@ -89,6 +93,32 @@ async def _timed(traffic: Traffic, client: httpx.AsyncClient, window: Window) ->
     except httpx.HTTPError as exc:
         status = type(exc).__name__
     window.add(time.perf_counter() - started, status)
+
+
+async def seed_store(url: str, traffic: Traffic, records: int) -> dict[str, float]:
+    """Capture `records` turns across the scopes (batches of 500), then wait until the
+    worker has embedded them all."""
+    started = time.monotonic()
+    async with httpx.AsyncClient(base_url=url, timeout=300) as client:
+        for start in range(0, records, SEED_BATCH):
+            items = []
+            for _ in range(min(SEED_BATCH, records - start)):
+                traffic.sent += 1
+                summary = traffic.turns[traffic.sent % len(traffic.turns)]
+                scope = traffic.rng.choice(SCOPES)
+                items.append(
+                    {"source": "soak", "source_kind": "event", "summary": summary, "scope": scope}
+                )
+            response = await client.post("/v1/capture/batch", json={"items": items})
+            response.raise_for_status()
+        captured = time.monotonic()
+        while (await client.get("/readyz")).json()["embedding"].get("pending", 0) > 0:
+            await asyncio.sleep(2.0)
+    return {
+        "records": records,
+        "capture_s": round(captured - started, 1),
+        "embedded_s": round(time.monotonic() - captured, 1),
+    }
 
 
 async def peak_rate(url: str, traffic: Traffic, clients: int, seconds: float) -> float:
@@ -221,6 +251,8 @@ def table(windows: list[Window], samples: list[dict[str, Any]]) -> list[dict[str
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     traffic = Traffic(args.seed)
     with production_server(args.store) as server:
+        seeded = await seed_store(server.url, traffic, args.seed_records)
+        print(f"seeded: {seeded}", flush=True)
         peak = await peak_rate(server.url, traffic, args.clients, args.peak_seconds)
         rate = peak * args.share
         print(f"peak {peak:.1f} req/s; soaking at {rate:.1f} req/s for {args.minutes} min")
@@ -232,6 +264,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "store": args.store,
         "minutes": args.minutes,
         "window_s": args.window_s,
+        "seeded": seeded,
         "peak_rps": round(peak, 1),
         "rate_rps": round(rate, 1),
         "server": described,
@@ -250,6 +283,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help="of the peak measurement")
     parser.add_argument("--peak-seconds", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--seed-records", type=int, default=20_000, help="captured and embedded before the peak"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     result = asyncio.run(run(args))
