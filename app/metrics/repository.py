@@ -93,25 +93,35 @@ def record_groups(
     ]
 
 
-def audit_count(session: Session, vis: Visibility) -> int:
-    """Audit entries about records `vis` may read. A caller who may read everything also
-    counts the entries of records deleted since (their trail outlives them)."""
-    stmt = _readable_audit(select(func.count()).select_from(AuditRow), vis)
-    return int(session.scalar(stmt) or 0)
+@dataclass(frozen=True)
+class AuditTallies:
+    entries: int  # every readable entry
+    reinforcements: int  # ever
+    revisions: int  # ever: entries whose action is one of `revision_actions`
+    reinforcements_since: int
+    penalties_since: int
 
 
-def audit_action_counts(
-    session: Session, vis: Visibility, actions: Sequence[str], since: float | None
-) -> dict[str, int]:
-    """Entries of each of `actions` (since `since`; None: ever)."""
-    stmt = (
-        select(AuditRow.action, func.count())
-        .where(AuditRow.action.in_(list(actions)))
-        .group_by(AuditRow.action)
+def audit_tallies(
+    session: Session, vis: Visibility, revision_actions: Sequence[str], since: float
+) -> AuditTallies:
+    """The audit counts /v1/metrics reports, in one pass over the entries about records
+    `vis` may read. A caller who may read everything also counts the entries of records
+    deleted since (their trail outlives them)."""
+    action, recent = AuditRow.action, AuditRow.timestamp >= since
+    stmt = select(
+        func.count(),
+        func.count().filter(action == "reinforce"),
+        func.count().filter(action.in_(list(revision_actions))),
+        func.count().filter(action == "reinforce", recent),
+        func.count().filter(action == "penalize", recent),
+    ).select_from(AuditRow)
+    entries, reinforced, revised, reinforced_since, penalized_since = session.execute(
+        _readable_audit(stmt, vis)
+    ).one()
+    return AuditTallies(
+        int(entries), int(reinforced), int(revised), int(reinforced_since), int(penalized_since)
     )
-    if since is not None:
-        stmt = stmt.where(AuditRow.timestamp >= since)
-    return {a: int(n) for a, n in session.execute(_readable_audit(stmt, vis))}
 
 
 def _readable_audit(stmt: _Stmt, vis: Visibility) -> _Stmt:

@@ -35,22 +35,19 @@ def snapshot(session: Session, trust: TrustContext, now: float) -> MetricsSnapsh
     """Counts the records the caller may read in full (redacted ones are left out)."""
     vis = trust.reading()
     groups = metrics_repo.record_groups(session, vis, now=now, recent_since=now - DAY_S)
-    feedback = metrics_repo.audit_action_counts(
-        session, vis, ["reinforce", "penalize"], now - USEFULNESS_WINDOW_S
+    audit = metrics_repo.audit_tallies(
+        session, vis, REVISION_ACTIONS, since=now - USEFULNESS_WINDOW_S
     )
-    actions = metrics_repo.audit_action_counts(session, vis, ["reinforce", *REVISION_ACTIONS], None)
-    entries = metrics_repo.audit_count(session, vis)
-    revisions = sum(actions.get(a, 0) for a in REVISION_ACTIONS)
+    entries, useful = audit.entries, audit.reinforcements_since
     usage = metrics_repo.usage_totals(session, vis)
     ok, failed = usage.competence_successes, usage.competence_failures
-    useful = feedback.get("reinforce", 0)
     return MetricsSnapshot(
         **_fold(groups),
         audit_entries=entries,
         total_audit_entries=entries,
-        retrieval_usefulness=_ratio(actions.get("reinforce", 0), entries),
-        feedback_usefulness_30d=_ratio(useful, useful + feedback.get("penalize", 0)),
-        revision_rate=_ratio(revisions, entries),
+        retrieval_usefulness=_ratio(audit.reinforcements, entries),
+        feedback_usefulness_30d=_ratio(useful, useful + audit.penalties_since),
+        revision_rate=_ratio(audit.revisions, entries),
         competence_success_rate=_ratio(ok, ok + failed),
         plan_reuse_frequency=usage.plan_executions_avg,
         computed_at=to_datetime(now),
