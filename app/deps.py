@@ -66,10 +66,18 @@ def get_read_session(state: StateDep, position: ConsistencyDep) -> Iterator[Sess
         yield session
 
 
+def get_scrape_session(state: StateDep) -> Iterator[Session]:
+    """The read session of GET /metrics: a scraper sends no consistency token, and the
+    exposition's OpenAPI entry documents no validation error."""
+    with state.db.read_transaction() as session:
+        yield session
+
+
 # scope="function": the commit runs when the endpoint returns, before the response is sent,
 # so a failed commit becomes an error response rather than a lost write.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 ReadSessionDep = Annotated[Session, Depends(get_read_session, scope="function")]
+ScrapeSessionDep = Annotated[Session, Depends(get_scrape_session, scope="function")]
 
 
 class BearerKey(SecurityBase):

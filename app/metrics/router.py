@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Header
 from fastapi.responses import PlainTextResponse
 
 from app import clock
-from app.deps import ReadSessionDep, ReadTrust, StateDep
+from app.deps import ReadSessionDep, ReadTrust, ScrapeSessionDep, StateDep
 from app.errors import Unauthorized, error_responses
 from app.metrics.registry import CONTENT_TYPE
 from app.metrics.schemas import MetricsSnapshot
@@ -52,7 +52,7 @@ async def scraper(
     description="Counts records of every sensitivity and scope (never their content): set "
     "MEMBRANE_METRICS_TOKEN to require `Authorization: Bearer <token>` of the scraper.",
 )
-def prometheus(state: StateDep, session: ReadSessionDep) -> PlainTextResponse:
+def prometheus(state: StateDep, session: ScrapeSessionDep) -> PlainTextResponse:
     pending = state.embedding_status().pending
     body = prometheus_text(session, state.db.tier, pending, state.db.router)
     return PlainTextResponse(body, media_type=CONTENT_TYPE)

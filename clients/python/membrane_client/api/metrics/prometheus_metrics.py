@@ -13,13 +13,9 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
-    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
-    if not isinstance(membrane_consistency_token, Unset):
-        headers["Membrane-Consistency-Token"] = membrane_consistency_token
-
     if not isinstance(x_request_id, Unset):
         headers["X-Request-ID"] = x_request_id
 
@@ -78,7 +74,6 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[HTTPValidationError | Problem | str]:
     """Prometheus exposition: requests, records by type, jobs, embedding queue
@@ -87,8 +82,6 @@ def sync_detailed(
     require `Authorization: Bearer <token>` of the scraper.
 
     Args:
-        membrane_consistency_token (str | Unset): The token a write answered with: with read
-            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -100,7 +93,6 @@ def sync_detailed(
     """
 
     kwargs = _get_kwargs(
-        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -114,7 +106,6 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> HTTPValidationError | Problem | str | None:
     """Prometheus exposition: requests, records by type, jobs, embedding queue
@@ -123,8 +114,6 @@ def sync(
     require `Authorization: Bearer <token>` of the scraper.
 
     Args:
-        membrane_consistency_token (str | Unset): The token a write answered with: with read
-            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -137,7 +126,6 @@ def sync(
 
     return sync_detailed(
         client=client,
-        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     ).parsed
 
@@ -145,7 +133,6 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> Response[HTTPValidationError | Problem | str]:
     """Prometheus exposition: requests, records by type, jobs, embedding queue
@@ -154,8 +141,6 @@ async def asyncio_detailed(
     require `Authorization: Bearer <token>` of the scraper.
 
     Args:
-        membrane_consistency_token (str | Unset): The token a write answered with: with read
-            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -167,7 +152,6 @@ async def asyncio_detailed(
     """
 
     kwargs = _get_kwargs(
-        membrane_consistency_token=membrane_consistency_token,
         x_request_id=x_request_id,
     )
 
@@ -179,7 +163,6 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    membrane_consistency_token: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 ) -> HTTPValidationError | Problem | str | None:
     """Prometheus exposition: requests, records by type, jobs, embedding queue
@@ -188,8 +171,6 @@ async def asyncio(
     require `Authorization: Bearer <token>` of the scraper.
 
     Args:
-        membrane_consistency_token (str | Unset): The token a write answered with: with read
-            replicas, this read is served by one that has replayed that write, else by the primary.
         x_request_id (str | Unset):
 
     Raises:
@@ -203,7 +184,6 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
-            membrane_consistency_token=membrane_consistency_token,
             x_request_id=x_request_id,
         )
     ).parsed
