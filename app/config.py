@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -13,6 +13,17 @@ from app.config_http import CorsSettings, TlsSettings
 from app.enums import MemoryType, Sensitivity
 
 Weight = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def comma_separated(value: object) -> object:
+    """A list setting as the environment gives it: a JSON list, or items separated by
+    commas (blank items dropped); anything else as it is."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
 
 
 class ApiPrincipal(BaseModel):
@@ -73,12 +84,7 @@ class PolicySettings(BaseModel):
     @field_validator("multi_valued_predicates", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                return json.loads(text)
-            return [p.strip() for p in text.split(",") if p.strip()]
-        return value
+        return comma_separated(value)
 
 
 class EmbeddingSettings(BaseModel):
@@ -229,13 +235,8 @@ class DatabaseSettings(BaseModel):
 
     @field_validator("read_urls", mode="before")
     @classmethod
-    def _url_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip()
-            if value.startswith("["):
-                return json.loads(value)
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
+    def _url_list(cls, value: object) -> object:
+        return comma_separated(value)
 
     @field_validator("read_urls")
     @classmethod
