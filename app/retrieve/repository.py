@@ -251,29 +251,36 @@ def headers(
         return {}
     dialect = dialect_of(session)
     clauses = query_clauses(records, dialect)
-    now = records.now
+    stmt = select(*header_columns(dialect, mentioning)).where(
+        among(RecordRow.id, ids, dialect), *clauses
+    )
+    out: dict[str, RecordHeader] = {}
+    for values in session.execute(stmt):
+        header = header_from(records.now, values)
+        out[header.id] = header
+    return out
+
+
+HEADER_WIDTH = 14  # the columns of header_columns
+
+
+def header_columns(dialect: str, mentioning: Sequence[str]) -> list[Any]:
+    """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
+    needs of a record of the enclosing query's `records` table."""
     r = RecordRow
     mentions: ColumnElement[bool] = (
         mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
     )
-    stmt = select(
-        r.id,
-        r.type,
-        r.scope,
-        r.sensitivity,
-        r.created_at,
-        case((r.type == "episodic", _first_event_time())),
-        mentions,
-        *_DECAY_COLUMNS,
-    ).where(among(r.id, ids, dialect), *clauses)
-    out: dict[str, RecordHeader] = {}
-    for rid, typ, scope, sens, created, event, mentioning, *decay in session.execute(stmt):
-        salience = _salience(now, created, *decay)
-        occurred = _event_time(typ, event, created)
-        out[rid] = RecordHeader(
-            rid, typ, scope, sens, created, salience, occurred, bool(mentioning)
-        )
-    return out
+    event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
+    return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
+
+
+def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
+    """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
+    rid, typ, scope, sens, created, event, mentioning, *decay = values
+    salience = _salience(now, created, *decay)
+    occurred = _event_time(typ, event, created)
+    return RecordHeader(rid, typ, scope, sens, created, salience, occurred, bool(mentioning))
 
 
 _DECAY_COLUMNS = (

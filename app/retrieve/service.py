@@ -335,12 +335,12 @@ class RetrieveService:
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near = neighbour_repo.temporal_neighbours(
-            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS
+        near, near_headers = neighbour_repo.temporal_neighbours(
+            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS, linked
         )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
-        metas.update(search_repo.headers(self.session, missing, records, linked))
+        metas.update((rid, near_headers[rid]) for rid in missing if rid in near_headers)
         for rid in missing:
             if rid not in metas:
                 del components[rid]
