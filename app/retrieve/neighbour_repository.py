@@ -15,7 +15,7 @@ from app.enums import MemoryType
 from app.models import RecordRow
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve.header_repository import RecordHeader, header_columns, header_from
+from app.retrieve.repository import RecordHeader, header_columns, header_from
 
 _SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
 

@@ -84,11 +84,9 @@ def bm25(
     scoped: bool,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
-    carry: Sequence[Any] = (),
-) -> list[tuple[Any, ...]]:
-    """(record id, BM25 score, score without the lexemes of `unscored`, *`carry`) of the
-    best `limit` records matching any query lexeme, best first (`carry`: columns of
-    each record's `records` row)
+) -> tuple[dict[str, float], dict[str, float]]:
+    """record id → BM25 score of the best `limit` records matching any query lexeme, and
+    their scores without the lexemes of `unscored`
     (`scoped`: the clauses name scopes, so the matches are few whatever the store;
     `small_scope`: those scopes hold few records, so every one of them is checked;
     `unscored`: terms whose lexemes choose and order the matches like the others; when
@@ -101,7 +99,7 @@ def bm25(
         lexemes, silent = _lexemes(session, query, unscored_text)
         total, df = _frequencies(session, lexemes) if lexemes else (0.0, {})
     if not lexemes:
-        return []
+        return {}, {}
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
     if total >= LARGE_STORE and not small_scope:
@@ -123,13 +121,8 @@ def bm25(
     if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
     stmt = _scored(matched.cte("matches"), idf, silent if set(lexemes) - silent else set())
-    best = stmt.limit(limit).subquery("best")
-    carried = (
-        select(*best.c, *carry)
-        .join_from(best, RecordRow, RecordRow.id == best.c.id)
-        .order_by(best.c.full.desc(), best.c.id)
-    )
-    return [tuple(row) for row in session.execute(carried)]
+    rows = session.execute(stmt.limit(limit)).all()
+    return {rid: float(full) for rid, full, _ in rows}, {rid: float(w) for rid, _, w in rows}
 
 
 def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any]:
@@ -153,11 +146,7 @@ def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any
     silent_lexemes = bindparam("silent", sorted(silent), type_=ARRAY(Text))
     scored = func.sum(part).filter(weights.c.lexeme != func.all(silent_lexemes))
     return (
-        select(
-            matches.c.id.label("id"),
-            func.sum(part).label("full"),
-            func.coalesce(scored, 0.0).label("without"),
-        )
+        select(matches.c.id, func.sum(part), func.coalesce(scored, 0.0))
         .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
         .group_by(matches.c.id)
         .order_by(func.sum(part).desc(), matches.c.id)

@@ -9,13 +9,12 @@ app.records.repository.query_clauses, so retrieval and listing agree on visibili
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
     Integer,
-    Select,
     Text,
     case,
     column,
@@ -29,14 +28,16 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
+from app import clock
 from app.db import dialect_of
+from app.decay_math import current_salience, expiry
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.models.clauses import among, current_salience_sql
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
+from app.relations.clauses import mentions_any
 from app.retrieve import pg_text_repository as pg_text
-from app.retrieve.header_repository import RecordHeader, header_columns, header_from
 
 K1 = 1.2
 B = 0.75
@@ -74,8 +75,6 @@ class LexicalScores:
 
     full: dict[str, float]
     without_unscored: dict[str, float]
-    # The candidates' headers, read with them (flagged for the `mentioning` given).
-    headers: dict[str, RecordHeader] = field(default_factory=dict)
 
 
 def lexical(
@@ -86,37 +85,21 @@ def lexical(
     *,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
-    mentioning: Sequence[str] = (),
 ) -> LexicalScores:
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the `unscored` ones (the words of names the entity links
-    match: see retrieve.terms.unscored_names), with their headers as `headers` reads
-    them. `small_scope`: see retrieve.service.SMALL_SCOPE."""
+    match: see retrieve.terms.unscored_names). `small_scope`: see
+    retrieve.service.SMALL_SCOPE."""
     if not terms:
         return LexicalScores({}, {})
-    dialect = dialect_of(session)
-    carry = header_columns(dialect, mentioning)
-    if dialect == "sqlite":
-        return _sqlite_bm25(session, list(terms), records, limit, unscored, carry)
+    if dialect_of(session) == "sqlite":
+        return _sqlite_bm25(session, list(terms), records, limit, unscored)
     clauses = query_clauses(records, "postgresql")
     scoped = bool(records.filter.scopes)
-    rows = pg_text.bm25(
-        session,
-        terms,
-        clauses,
-        limit,
-        scoped=scoped,
-        small_scope=small_scope,
-        unscored=unscored,
-        carry=carry,
+    full, without = pg_text.bm25(
+        session, terms, clauses, limit, scoped=scoped, small_scope=small_scope, unscored=unscored
     )
-    full = {row[0]: float(row[1]) for row in rows}
-    without = {row[0]: float(row[2]) for row in rows}
-    return LexicalScores(full, without, _headers_of(records.now, (row[3:] for row in rows)))
-
-
-def _headers_of(now: float, rows: Iterable[Sequence[Any]]) -> dict[str, RecordHeader]:
-    return {h.id: h for h in (header_from(now, values) for values in rows)}
+    return LexicalScores(full, without)
 
 
 _RANK = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
@@ -128,20 +111,29 @@ def _sqlite_bm25(
     records: RecordQuery,
     limit: int,
     unscored: Sequence[str],
-    carry: Sequence[Any],
 ) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
-    stmt = _best_matches(terms, matching, records, limit, carry)
+    texts: Any = _fts
+    start: ColumnElement[int] = literal(0)
+    if not records.filter.scopes and records.visibility.scopes is None:
+        bound = _newest_matches_start(terms)
+        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
+        start = bound.c.start
+    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
+    stmt = (
+        select(RecordRow.id, _fts.c.rowid, _RANK, start)
+        .select_from(joined)
+        .where(matching, *query_clauses(records, "sqlite"))
+        .order_by(_RANK)
+        .limit(limit)
+    )
     found: dict[int, tuple[str, float]] = {}
-    carried: list[Sequence[Any]] = []
     bounded = False
-    for rowid, score, oldest, *header in session.execute(stmt):
-        found[rowid] = (header[0], -float(score))
-        carried.append(header)
+    for rid, rowid, score, oldest in session.execute(stmt):
+        found[rowid] = (rid, -float(score))
         bounded = bool(oldest)
-    headers = _headers_of(records.now, carried)
     full = dict(found.values())
     silent = set(unscored)
     scored = None
@@ -152,7 +144,7 @@ def _sqlite_bm25(
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
         # names are scored as words.
-        return LexicalScores(full, full, headers)
+        return LexicalScores(full, full)
     # FTS5's bm25() sums one part per query term over the same statistics: the found
     # records' scores under the scored terms alone are their full scores less the
     # unscored terms' (0 for a record that holds none of them). The same match as above
@@ -165,40 +157,7 @@ def _sqlite_bm25(
     for rowid, score in session.execute(rescored):
         if rowid in found:
             without[found[rowid][0]] = -float(score)
-    return LexicalScores(full, without, headers)
-
-
-def _best_matches(
-    terms: list[str],
-    matching: ColumnElement[bool],
-    records: RecordQuery,
-    limit: int,
-    carry: Sequence[Any],
-) -> Select[Any]:
-    """(rowid, bm25, start of the newest matches (0: unbounded), *carry) of the best
-    `limit` matches, best first."""
-    texts: Any = _fts
-    start: ColumnElement[int] = literal(0)
-    if not records.filter.scopes and records.visibility.scopes is None:
-        bound = _newest_matches_start(terms)
-        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
-        start = bound.c.start
-    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
-    best = (
-        select(_fts.c.rowid, _RANK.label("rank"), start.label("start"))
-        .select_from(joined)
-        .where(matching, *query_clauses(records, "sqlite"))
-        .order_by(_RANK)
-        .limit(limit)
-        .subquery("best")
-    )
-    # The carried columns are read for the best rows only (outside the ranking's sort,
-    # which would compute them for every match), by rowid.
-    return (
-        select(best.c.rowid, best.c.rank, best.c.start, *carry)
-        .join_from(best, RecordRow, literal_column("records.rowid") == best.c.rowid)
-        .order_by(best.c.rank)
-    )
+    return LexicalScores(full, without)
 
 
 def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> ColumnElement[bool] | None:
@@ -256,6 +215,121 @@ def fts5_match(terms: list[str]) -> str:
 
 
 # -- rows --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordHeader:
+    """What ranking needs of a record, without decoding its JSON columns."""
+
+    id: str
+    type: str
+    scope: str | None
+    sensitivity: int
+    created_at: float
+    salience: float  # current salience at the request's `now`
+    occurred_at: float | None = None  # when an episodic record's memory happened
+    mentions_named: bool = False  # mentions one of the entities the query names
+
+
+def header_of(row: RecordRow, now: float) -> RecordHeader:
+    salience = row.salience_at(now)
+    return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+
+
+def _event_time(memory_type: str, first_event: str | None, created_at: float) -> float | None:
+    """When an episodic record's memory happened: its first timeline event's time, or its
+    capture time when the capture gave none (an agent recording as it goes)."""
+    if memory_type != "episodic":
+        return None
+    occurred = clock.epoch_of(first_event)
+    return created_at if occurred is None else occurred
+
+
+def _first_event_time() -> ColumnElement[str]:
+    """The first timeline event's time of an episodic record's payload (JSON path on
+    both stores), as text."""
+    path: ColumnElement[str] = RecordRow.payload[("timeline", 0, "t")].as_string()
+    return path
+
+
+def headers(
+    session: Session,
+    ids: Sequence[str],
+    records: RecordQuery,
+    mentioning: Sequence[str] = (),
+) -> dict[str, RecordHeader]:
+    """The records among `ids` that `records` admits, as light ranking candidates; each
+    flagged when it mentions one of the entities `mentioning` (live ones the caller may
+    read in full: the caller checks)."""
+    if not ids:
+        return {}
+    dialect = dialect_of(session)
+    clauses = query_clauses(records, dialect)
+    stmt = select(*header_columns(dialect, mentioning)).where(
+        among(RecordRow.id, ids, dialect), *clauses
+    )
+    out: dict[str, RecordHeader] = {}
+    for values in session.execute(stmt):
+        header = header_from(records.now, values)
+        out[header.id] = header
+    return out
+
+
+HEADER_WIDTH = 14  # the columns of header_columns
+
+
+def header_columns(dialect: str, mentioning: Sequence[str]) -> list[Any]:
+    """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
+    needs of a record of the enclosing query's `records` table."""
+    r = RecordRow
+    mentions: ColumnElement[bool] = (
+        mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
+    )
+    event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
+    return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
+
+
+def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
+    """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
+    rid, typ, scope, sens, created, event, mentioning, *decay = values
+    salience = _salience(now, created, *decay)
+    occurred = _event_time(typ, event, created)
+    return RecordHeader(rid, typ, scope, sens, created, salience, occurred, bool(mentioning))
+
+
+_DECAY_COLUMNS = (
+    RecordRow.salience_base,
+    RecordRow.salience_t0,
+    RecordRow.half_life_s,
+    RecordRow.decay_curve,
+    RecordRow.min_salience,
+    RecordRow.pinned,
+    RecordRow.max_age_s,
+)
+
+
+def _salience(
+    now: float,
+    created: float,
+    s0: float,
+    t0: float,
+    half: float,
+    curve: str,
+    floor: float,
+    pinned: bool,
+    max_age: float | None,
+) -> float:
+    """`RecordRow.salience_at` over the columns of `_DECAY_COLUMNS`."""
+    return current_salience(
+        s0,
+        t0,
+        now,
+        half_life_s=half,
+        curve=curve,
+        min_salience=floor,
+        pinned=pinned,
+        expires_at=expiry(created, max_age),
+    )
 
 
 def load(

@@ -26,14 +26,13 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import service as relations
-from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranked import Ranked, lexical_scores, selection_picks, signals_of, sittings_of
 from app.retrieve.ranking import Components
+from app.retrieve.repository import RecordHeader
 from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
@@ -119,7 +118,7 @@ class RetrieveService:
         if not (req.query and req.query.strip()):
             rows = search_repo.by_salience(self.session, records, req.limit + VALIDITY_SLACK)
             ranked = Ranked(
-                order=[header_repo.header_of(r, now) for r in rows],
+                order=[search_repo.header_of(r, now) for r in rows],
                 signals=["salience"],
                 rows={r.id: r for r in rows},
             )
@@ -224,21 +223,15 @@ class RetrieveService:
         named = sorted({m.record_id for m in matches})
         # Names are scored through the entity links, not as words (terms.unscored_names).
         silent = unscored_names(terms, {m.term for m in matches if m.readable})
-        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
-        linked = sorted({m.record_id for m in matches if m.readable})
         lexical = search_repo.lexical(
-            self.session,
-            terms,
-            records,
-            pool,
-            small_scope=small,
-            unscored=silent,
-            mentioning=linked,
+            self.session, terms, records, pool, small_scope=small, unscored=silent
         )
         entities = named if not req.types or MemoryType.entity in req.types else []
-        cosine, carried = self._vector(embedding, records, pool, list(lexical.full), exact, linked)
+        cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
+        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
+        linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
-        metas = self._headers(found, {**lexical.headers, **carried}, records, linked)
+        metas = search_repo.headers(self.session, list(found), records, linked)
         components = ranking.fuse(lexical_scores(lexical, metas), cosine, entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)
@@ -271,16 +264,14 @@ class RetrieveService:
         pool: int,
         also: list[str],
         small_scope: bool,
-        linked: Sequence[str],
-    ) -> tuple[dict[str, float] | None, dict[str, RecordHeader]]:
-        """Similarities (None: no vector signal) and the headers read with them."""
+    ) -> dict[str, float] | None:
         if embedding is None:
-            return None, {}
+            return None
         try:
             vector = embedding.result()
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
-            return None, {}
+            return None
         scopes = records.filter.scopes
         selective = bool(records.filter.tags_all) or (
             bool(scopes)
@@ -299,23 +290,7 @@ class RetrieveService:
             small_scope=small_scope,
             ef_search=self.settings.ef_search,
             selective=selective,
-            mentioning=linked,
         )
-
-    def _headers(
-        self,
-        found: set[str],
-        carried: dict[str, RecordHeader],
-        records: RecordQuery,
-        linked: Sequence[str],
-    ) -> dict[str, RecordHeader]:
-        """The headers of the `found` candidates that `records` admits: those the
-        searches read with them (`carried`, found under the same filter), the rest
-        (entities; vector hits of a listed filter) read now, only if there are any."""
-        metas = {rid: h for rid, h in carried.items() if rid in found}
-        rest = [rid for rid in found if rid not in metas]
-        metas.update(header_repo.headers(self.session, rest, records, linked))
-        return metas
 
     def _name_look_up(
         self, query: str, req: RetrieveRequest, trust: TrustContext

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from sqlalchemy import Integer, literal_column, select, text
@@ -95,20 +94,14 @@ _PASSING_CHUNK = 10_000
 
 
 def _passing(
-    session: Session,
-    ids: Sequence[str],
-    clauses: Sequence[ColumnElement[bool]],
-    carry: Sequence[Any],
-) -> dict[str, Sequence[Any]]:
-    """Which of `ids` pass the filters, each with the values of `carry` (columns of its
-    row; the first is its id). A literal IN list lets SQLite look the ids up by primary
-    key (an IN over json_each made it scan an index on status instead)."""
-    out: dict[str, Sequence[Any]] = {}
-    columns = carry or [RecordRow.id]
+    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]]
+) -> set[str]:
+    """Which of `ids` pass the filters. A literal IN list lets SQLite look the ids up by
+    primary key (an IN over json_each made it scan an index on status instead)."""
+    out: set[str] = set()
     for start in range(0, len(ids), _PASSING_CHUNK):
         chunk = list(ids[start : start + _PASSING_CHUNK])
-        stmt = select(*columns).where(RecordRow.id.in_(chunk), *clauses)
-        out.update((values[0], values) for values in session.execute(stmt))
+        out.update(session.scalars(select(RecordRow.id).where(RecordRow.id.in_(chunk), *clauses)))
     return out
 
 
@@ -126,11 +119,8 @@ def sqlite_nearest(
     also: Sequence[str],
     *,
     selective: bool,
-    carry: Sequence[Any] = (),
-) -> tuple[dict[str, float], dict[str, Sequence[Any]]]:
-    """record id → cosine of the `limit` nearest records passing `clauses`, plus `also`;
-    and the values of `carry` (columns of the record's row, its id first) of those whose
-    check against the filter read them (the unselective path's).
+) -> dict[str, float]:
+    """record id → cosine of the `limit` nearest records passing `clauses`, plus `also`.
 
     `selective`: the filter may name few records (a small scope, some tags); they are
     listed (at most 32 x limit + 1) and, when few, scored alone. Otherwise, or when the
@@ -144,7 +134,7 @@ def sqlite_nearest(
             select(RecordRow.id, *_SIGNATURE).where(*clauses).limit(small + 1)
         ).all()
         if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
-            return {}, {}
+            return {}
         removals, max_rowid = admitted[0][1], admitted[0][2]
         allowed = [row[0] for row in admitted]
     else:
@@ -154,22 +144,21 @@ def sqlite_nearest(
         _refresh(session, cache, removals, max_rowid)
         matrix, ids, position = cache.snapshot()
     if matrix is None or matrix.shape[1] != q.shape[0]:
-        return {}, {}
+        return {}
     n = len(ids)
-    carried: dict[str, Sequence[Any]] = {}
     if allowed is not None and len(allowed) <= small:
         rows = np.fromiter(
             (p for p in (position.get(rid, n) for rid in allowed) if p < n), dtype=np.int64
         )
         chosen = _best(rows, matrix[rows] @ q, limit)
     else:
-        chosen, carried = _best_passing(session, matrix @ q, ids, clauses, limit, carry)
+        chosen = _best_passing(session, matrix @ q, ids, clauses, limit)
     out = {ids[i]: s for i, s in chosen}
     for rid in also:
         at = position.get(rid, n)  # rows appended after the snapshot are not in it
         if rid not in out and at < n:
             out[rid] = float(matrix[at] @ q)
-    return out, {rid: carried[rid] for rid in out if rid in carried}
+    return out
 
 
 def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -187,15 +176,13 @@ def _best_passing(
     ids: list[str],
     clauses: Sequence[ColumnElement[bool]],
     limit: int,
-    carry: Sequence[Any],
-) -> tuple[list[tuple[int, float]], dict[str, Sequence[Any]]]:
-    """Widen a window over the best rows until `limit` of them pass the filters; with
-    the `carry` values of those that passed."""
+) -> list[tuple[int, float]]:
+    """Widen a window over the best rows until `limit` of them pass the filters."""
     every = np.arange(len(ids))
     for window in (4 * limit, 32 * limit, len(ids)):
         top = _best(every, sims, window)
-        ok = _passing(session, [ids[i] for i, _ in top], clauses, carry)
+        ok = _passing(session, [ids[i] for i, _ in top], clauses)
         passed = [(i, s) for i, s in top if ids[i] in ok]
         if len(passed) >= limit or window >= len(ids):
-            return passed[:limit], ok
-    return [], {}  # pragma: no cover - the last window covers every row
+            return passed[:limit]
+    return []  # pragma: no cover - the last window covers every row

@@ -6,14 +6,13 @@ filters leave too few hits; SQLite scans exactly over an in-process matrix
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Select, null, select, text, union_all
+from sqlalchemy import Select, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.selectable import Subquery
 
 from app.db import Tier, dialect_of
 from app.embedding.unit import unit_vector
@@ -21,7 +20,6 @@ from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve.header_repository import RecordHeader, header_columns, header_from
 from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -38,13 +36,9 @@ def nearest(
     small_scope: bool = False,
     ef_search: int,
     selective: bool = True,
-    mentioning: Sequence[str] = (),
-) -> tuple[dict[str, float], dict[str, RecordHeader]]:
+) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
-    the records in `also` that have a vector (so every candidate can be scored); and the
-    headers (`repository.headers`, flagged for `mentioning`) of nearest records that
-    were read with them (PostgreSQL: all of them; SQLite: those checked against the
-    filter after scoring, not those of a listed filter).
+    the records in `also` that have a vector (so every candidate can be scored).
     `small_scope`: the request's scopes hold few records (retrieve.service.SMALL_SCOPE);
     PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
     before filters apply, so a small scope of a large store keeps almost none of them and
@@ -54,24 +48,17 @@ def nearest(
     caller decides with its `listing_bound`: with no scope most of the store passes, and
     listing up to 6,401 ids cost more than scoring every row)."""
     q = unit_vector(query)
-    dialect = dialect_of(session)
-    clauses = query_clauses(records, dialect)
-    carry = header_columns(dialect, mentioning)
+    clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.pgvector:
         if small_scope:
-            found, carried = _pg_exact_with(session, q, clauses, limit, also, carry)
-        else:
-            ef = min(MAX_EF_SEARCH, max(ef_search, limit))
-            found, carried = _pg_nearest(session, q, clauses, limit, ef, carry)
-            missing = [rid for rid in also if rid not in found]
-            found |= _pg_similarities(session, q, missing)
-    elif tier is Tier.sqlite:
-        found, carried = sqlite_nearest(
-            session, q, clauses, limit, also, selective=selective, carry=carry
-        )
-    else:
-        return {}, {}  # tier 2: no vectors
-    return found, {rid: header_from(records.now, values) for rid, values in carried.items()}
+            return _pg_exact_with(session, q, clauses, limit, also)
+        ef = min(MAX_EF_SEARCH, max(ef_search, limit))
+        found = _pg_nearest(session, q, clauses, limit, ef)
+        missing = [rid for rid in also if rid not in found]
+        return {**found, **_pg_similarities(session, q, missing)}
+    if tier is Tier.sqlite:
+        return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
+    return {}  # tier 2: no vectors
 
 
 def _pg_candidates(
@@ -98,45 +85,18 @@ def _pg_of_ids(q: np.ndarray, ids: Sequence[str]) -> Select[Any]:
     )
 
 
-Carried = dict[str, Sequence[Any]]
-
-
-def _with_rows(nearest: Subquery, carry: Sequence[Any]) -> Select[Any]:
-    """(record id, distance, *carry) of the `nearest` rows: the carried columns read by
-    primary key after the search's sort and limit, not for every row it compared."""
-    return select(*nearest.c, *carry).join_from(nearest, RecordRow, RecordRow.id == nearest.c[0])
-
-
-def _split(rows: Iterable[Sequence[Any]]) -> tuple[dict[str, float], Carried]:
-    """Similarities and carried values of (id, distance, *carried) rows (carried None:
-    a row of `also`, whose record was read with the lexical candidates)."""
-    found: dict[str, float] = {}
-    carried: Carried = {}
-    for rid, d, *values in rows:
-        found[rid] = 1.0 - float(d)
-        if values and values[0] is not None:
-            carried[rid] = values
-    return found, carried
-
-
 def _pg_nearest(
-    session: Session,
-    q: np.ndarray,
-    clauses: Sequence[ColumnElement[bool]],
-    limit: int,
-    ef: int,
-    carry: Sequence[Any],
-) -> tuple[dict[str, float], Carried]:
+    session: Session, q: np.ndarray, clauses: Sequence[ColumnElement[bool]], limit: int, ef: int
+) -> dict[str, float]:
     """Through the HNSW index, walking `ef` entries."""
     base, distance = _pg_candidates(q, clauses, limit)
     session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
-    rows = list(session.execute(_with_rows(base.order_by(distance).subquery(), carry)))
+    rows = list(session.execute(base.order_by(distance)))
     if len(rows) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
         # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
-        exact = base.order_by(distance + 0.0).subquery()  # `+ 0`: not the index
-        rows = list(session.execute(_with_rows(exact, carry)))
-    return _split(rows)
+        rows = list(session.execute(base.order_by(distance + 0.0)))  # `+ 0`: not the index
+    return {rid: 1.0 - float(d) for rid, d in rows}
 
 
 def _pg_exact_with(
@@ -145,17 +105,14 @@ def _pg_exact_with(
     clauses: Sequence[ColumnElement[bool]],
     limit: int,
     also: Sequence[str],
-    carry: Sequence[Any],
-) -> tuple[dict[str, float], Carried]:
+) -> dict[str, float]:
     """The exact nearest `limit` and the similarities of `also`, in one statement (a
     UNION ALL of the two): a small scope's retrieve makes one vector round trip."""
     base, distance = _pg_candidates(q, clauses, limit)
     nearest = base.order_by(distance + 0.0).subquery()  # `+ 0`: an exact scan, not HNSW
-    rows = _with_rows(nearest, carry)
-    if also:
-        of_ids = _pg_of_ids(q, also).add_columns(*(null() for _ in carry))
-        return _split(session.execute(union_all(rows, of_ids)))
-    return _split(session.execute(rows))
+    rows = select(*nearest.c)
+    stmt = union_all(rows, _pg_of_ids(q, also)) if also else rows
+    return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
 
 
 def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
