@@ -15,37 +15,59 @@ from app.enums import MemoryType
 from app.models import RecordRow
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve.repository import RecordHeader
+from app.retrieve.repository import RecordHeader, header_columns, header_from
 
 _SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
 
 
+Neighbours = dict[str, list[tuple[str, int]]]
+
+
 def temporal_neighbours(
-    session: Session, seeds: Sequence[RecordHeader], records: RecordQuery, radius: int = 1
-) -> dict[str, list[tuple[str, int]]]:
+    session: Session,
+    seeds: Sequence[RecordHeader],
+    records: RecordQuery,
+    radius: int = 1,
+    mentioning: Sequence[str] = (),
+) -> tuple[Neighbours, dict[str, RecordHeader]]:
     """seed id → (id, distance) of the episodic records captured up to `radius` places
-    before and after it in the same scope (among those passing the filters). One statement
-    for all scoped seeds (and one for unscoped ones): correlated index lookups per seed."""
+    before and after it in the same scope (among those passing the filters), and the
+    neighbours' headers (flagged as `repository.headers` flags them for `mentioning`).
+    One statement for all scoped seeds (and one for unscoped ones): correlated index
+    lookups per seed, each neighbour's header joined to it by primary key (a neighbour
+    passes the filters already: it was found under them)."""
     dialect = dialect_of(session)
     clauses = [*query_clauses(records, dialect), _episodic(dialect)]
-    out: dict[str, list[tuple[str, int]]] = {}
+    out: Neighbours = {}
+    found: dict[str, RecordHeader] = {}
     scoped = [s.id for s in seeds if s.scope is not None]
     unscoped = [s.id for s in seeds if s.scope is None]
     distances = [d for d in range(1, radius + 1) for _ in (True, False)]
+    columns = header_columns(dialect, mentioning)
     for ids, in_scope in ((scoped, True), (unscoped, False)):
         if not ids:
             continue
         seed = _SEED
         same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
         lookups = [
-            _adjacent(seed, same_scope, clauses, before, skip=d - 1)
-            for d in range(1, radius + 1)
-            for before in (True, False)
+            _adjacent(seed, same_scope, clauses, before, skip=d - 1).label(f"near_{i}")
+            for i, (d, before) in enumerate(
+                (d, before) for d in range(1, radius + 1) for before in (True, False)
+            )
         ]
-        stmt = select(seed.id, *lookups).where(seed.id.in_(ids))
-        for seed_id, *near in session.execute(stmt):
-            out[seed_id] = [(rid, d) for rid, d in zip(near, distances, strict=True) if rid]
-    return out
+        # Materialized: each seed's look-ups run once, not again for every row they join.
+        pairs = select(seed.id.label("seed_id"), *lookups).where(seed.id.in_(ids))
+        near = pairs.cte("near").prefix_with("MATERIALIZED")
+        slots = [near.c[f"near_{i}"] for i in range(len(lookups))]
+        stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
+            RecordRow, RecordRow.id.in_(slots)
+        )
+        for seed_id, *values in session.execute(stmt):
+            near_ids, header = values[: len(slots)], values[len(slots) :]
+            out[seed_id] = [(rid, d) for rid, d in zip(near_ids, distances, strict=True) if rid]
+            if header[0] is not None:
+                found[header[0]] = header_from(records.now, header)
+    return out, found
 
 
 def _episodic(dialect: str) -> ColumnElement[bool]:

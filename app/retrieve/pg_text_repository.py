@@ -35,6 +35,7 @@ from sqlalchemy import (
     Select,
     Text,
     bindparam,
+    case,
     cast,
     func,
     literal,
@@ -42,6 +43,7 @@ from sqlalchemy import (
     select,
     text,
     true,
+    union_all,
 )
 from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
 from sqlalchemy.orm import Session
@@ -89,10 +91,15 @@ def bm25(
     `small_scope`: those scopes hold few records, so every one of them is checked;
     `unscored`: terms whose lexemes choose and order the matches like the others; when
     they are all the query has, the second scores keep them)."""
-    lexemes, silent = _lexemes(session, " ".join(terms), " ".join(unscored))
+    query, unscored_text = " ".join(terms), " ".join(unscored)
+    if _store_is_small(session):
+        # Below LARGE_STORE every lexeme is counted: with the lexemes, in one statement.
+        lexemes, silent, total, df = _lexemes_counted(session, query, unscored_text)
+    else:
+        lexemes, silent = _lexemes(session, query, unscored_text)
+        total, df = _frequencies(session, lexemes) if lexemes else (0.0, {})
     if not lexemes:
         return {}, {}
-    total, df = _frequencies(session, lexemes)
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
     if total >= LARGE_STORE and not small_scope:
@@ -160,15 +167,51 @@ def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]
 def _lexemes(session: Session, query: str, unscored: str) -> tuple[list[str], set[str]]:
     """The lexemes of `query` and of `unscored` under the same 'english' configuration as
     search_tsv (one round trip)."""
+    sources = _lexeme_sources(query, unscored)
+    rows = session.execute(sources[0].union_all(sources[1])).all()
+    lexemes = sorted({lx for lx, silent in rows if not silent})
+    return lexemes, {lx for lx, silent in rows if silent}
+
+
+def _lexeme_sources(query: str, unscored: str) -> list[Select[Any]]:
+    """(lexeme, silent) of `query` (silent false) and of `unscored` (true)."""
     sources = []
     for text_, silent in ((query, False), (unscored, True)):
         parts = func.unnest(func.to_tsvector("english", text_)).table_valued(
             "lexeme", "positions", "weights"
         )
         sources.append(select(parts.c.lexeme, literal(silent).label("silent")))
-    rows = session.execute(sources[0].union_all(sources[1])).all()
-    lexemes = sorted({lx for lx, silent in rows if not silent})
-    return lexemes, {lx for lx, silent in rows if silent}
+    return sources
+
+
+def _store_is_small(session: Session) -> bool:
+    """Whether the store holds fewer than LARGE_STORE records, by the cached estimate."""
+    stats = _stats.of(session)
+    with stats.lock:
+        if time.monotonic() - stats.taken_at > STATS_TTL_S:
+            _refresh(session, stats)
+        return stats.total < LARGE_STORE
+
+
+def _lexemes_counted(
+    session: Session, query: str, unscored: str
+) -> tuple[list[str], set[str], float, dict[str, float]]:
+    """`_lexemes` and `_count(..., with_total=True)` in one round trip: each query
+    lexeme's records counted through the GIN index (quoted as `_quote` quotes it), and
+    the store's records."""
+    found = union_all(*_lexeme_sources(query, unscored)).subquery("found")
+    quoted = func.replace(func.replace(found.c.lexeme, "\\", "\\\\"), "'", "''")
+    tsq = cast(literal("'") + quoted + literal("'"), TSQUERY)
+    matching = (
+        select(func.count()).select_from(RecordRow).where(_tsv.op("@@")(tsq)).scalar_subquery()
+    )
+    total = select(func.count()).select_from(RecordRow).scalar_subquery()
+    stmt = select(found.c.lexeme, found.c.silent, case((found.c.silent, None), else_=matching))
+    rows = session.execute(stmt.add_columns(total)).all()
+    lexemes = sorted({lx for lx, silent, _, _ in rows if not silent})
+    df = {lx: float(n) for lx, silent, n, _ in rows if not silent}
+    stored = float(rows[0][3]) if rows else 0.0
+    return lexemes, {lx for lx, silent, _, _ in rows if silent}, stored, df
 
 
 def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str, float]]:

@@ -26,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import CTE
 
 from app import clock
 from app.db import dialect_of
@@ -114,20 +115,25 @@ def _sqlite_bm25(
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
+    texts: Any = _fts
+    start: ColumnElement[int] = literal(0)
+    if not records.filter.scopes and records.visibility.scopes is None:
+        bound = _newest_matches_start(terms)
+        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
+        start = bound.c.start
+    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
     stmt = (
-        select(RecordRow.id, _fts.c.rowid, _RANK)
-        .select_from(_fts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid))
+        select(RecordRow.id, _fts.c.rowid, _RANK, start)
+        .select_from(joined)
         .where(matching, *query_clauses(records, "sqlite"))
         .order_by(_RANK)
         .limit(limit)
     )
+    found: dict[int, tuple[str, float]] = {}
     bounded = False
-    if not records.filter.scopes and records.visibility.scopes is None:
-        oldest = _newest_matches_start(session, matching)
-        if oldest is not None:
-            stmt = stmt.where(_fts.c.rowid >= oldest)
-            bounded = True
-    found = {rowid: (rid, -float(score)) for rid, rowid, score in session.execute(stmt)}
+    for rid, rowid, score, oldest in session.execute(stmt):
+        found[rowid] = (rid, -float(score))
+        bounded = bool(oldest)
     full = dict(found.values())
     silent = set(unscored)
     scored = None
@@ -169,24 +175,32 @@ def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> ColumnElement[boo
     return matching
 
 
-def _newest_matches_start(session: Session, matching: ColumnElement[bool]) -> int | None:
-    """On a large store, the rowid from which on the newest MAX_MATCHES records match; None
-    when fewer match. FTS5 computes bm25() for every match it visits (~4 µs each): a query
-    of common words across every scope of 200,000 records matched ~50,000 of them. As on
-    PostgreSQL (app/retrieve/pg_text_repository.py), the newest MAX_MATCHES are ranked
-    then. Walking the matches in rowid order computes no score, and the rowid bound keeps
-    FTS5 inside that range."""
-    largest = session.scalar(select(func.max(literal_column("rowid"))).select_from(RecordRow))
-    if largest is None or largest < pg_text.LARGE_STORE:
-        return None
-    start = session.scalar(
-        select(_fts.c.rowid)
-        .where(matching)
-        .order_by(_fts.c.rowid.desc())
+# records_fts as the walk for the newest matches reads it (the ranking reads it too).
+_NEWEST = _fts.alias("newest")
+
+
+def _newest_matches_start(terms: list[str]) -> CTE:
+    """One row, `start`: on a large store, the rowid from which on the newest MAX_MATCHES
+    records match; 0 when fewer match or the store is smaller. FTS5 computes bm25() for
+    every match it visits (~4 µs each): a query of common words across every scope of
+    200,000 records matched ~50,000 of them. As on PostgreSQL
+    (app/retrieve/pg_text_repository.py), the newest MAX_MATCHES are ranked then.
+    Walking the matches in rowid order computes no score, and the rowid bound keeps FTS5
+    inside that range. Materialized and joined first, so that it is computed once and
+    FTS5 receives the bound as a rowid constraint (one statement with the ranking; the
+    size and the walk used to be two more)."""
+    match = "search_text : (" + fts5_match(terms) + ")"
+    newest = (
+        select(_NEWEST.c.rowid)
+        .where(literal_column("newest.records_fts").op("MATCH")(match))
+        .order_by(_NEWEST.c.rowid.desc())
         .limit(1)
         .offset(pg_text.MAX_MATCHES - 1)
+        .scalar_subquery()
     )
-    return int(start) if start is not None else None
+    largest = literal_column("(SELECT coalesce(max(rowid), 0) FROM records)", Integer)
+    start = case((largest >= pg_text.LARGE_STORE, func.coalesce(newest, 0)), else_=0)
+    return select(start.label("start")).cte("bound").prefix_with("MATERIALIZED")
 
 
 def fts5_scope_key(scope: str) -> str:
@@ -251,29 +265,36 @@ def headers(
         return {}
     dialect = dialect_of(session)
     clauses = query_clauses(records, dialect)
-    now = records.now
+    stmt = select(*header_columns(dialect, mentioning)).where(
+        among(RecordRow.id, ids, dialect), *clauses
+    )
+    out: dict[str, RecordHeader] = {}
+    for values in session.execute(stmt):
+        header = header_from(records.now, values)
+        out[header.id] = header
+    return out
+
+
+HEADER_WIDTH = 14  # the columns of header_columns
+
+
+def header_columns(dialect: str, mentioning: Sequence[str]) -> list[Any]:
+    """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
+    needs of a record of the enclosing query's `records` table."""
     r = RecordRow
     mentions: ColumnElement[bool] = (
         mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
     )
-    stmt = select(
-        r.id,
-        r.type,
-        r.scope,
-        r.sensitivity,
-        r.created_at,
-        case((r.type == "episodic", _first_event_time())),
-        mentions,
-        *_DECAY_COLUMNS,
-    ).where(among(r.id, ids, dialect), *clauses)
-    out: dict[str, RecordHeader] = {}
-    for rid, typ, scope, sens, created, event, mentioning, *decay in session.execute(stmt):
-        salience = _salience(now, created, *decay)
-        occurred = _event_time(typ, event, created)
-        out[rid] = RecordHeader(
-            rid, typ, scope, sens, created, salience, occurred, bool(mentioning)
-        )
-    return out
+    event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
+    return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
+
+
+def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
+    """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
+    rid, typ, scope, sens, created, event, mentioning, *decay = values
+    salience = _salience(now, created, *decay)
+    occurred = _event_time(typ, event, created)
+    return RecordHeader(rid, typ, scope, sens, created, salience, occurred, bool(mentioning))
 
 
 _DECAY_COLUMNS = (

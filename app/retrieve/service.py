@@ -10,7 +10,6 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -31,6 +30,7 @@ from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
+from app.retrieve.ranked import Ranked, lexical_scores, selection_picks, signals_of, sittings_of
 from app.retrieve.ranking import Components
 from app.retrieve.repository import RecordHeader
 from app.retrieve.schemas import (
@@ -41,7 +41,7 @@ from app.retrieve.schemas import (
     Selection,
     TrustNarrowingIn,
 )
-from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE, selection_for
+from app.retrieve.selection import selection_for
 from app.retrieve.terms import name_candidates, query_terms, unscored_names
 from app.trust import TrustContext
 
@@ -82,21 +82,6 @@ def record_filter(req: RetrieveRequest) -> RecordFilter:
     )
 
 
-@dataclass
-class Ranked:
-    """Candidates of one request, best first, with their score components."""
-
-    order: list[RecordHeader]
-    components: dict[str, Components] = field(default_factory=dict)
-    cosine: dict[str, float] = field(default_factory=dict)
-    terms: list[str] = field(default_factory=list)
-    signals: list[str] = field(default_factory=list)
-    rows: dict[str, RecordRow] = field(default_factory=dict)  # full rows loaded so far
-    # Whether a loaded record holds for this request (semantic validity windows and
-    # conditions live in the payload, so they are checked once rows are loaded).
-    holds: Callable[[RecordRow], bool] = lambda _row: True
-
-
 class RetrieveService:
     def __init__(
         self,
@@ -116,12 +101,13 @@ class RetrieveService:
         trust = narrow(trust, req.trust)
         now = clock.now()
         ranked = self.rank(req, trust, now, record_filter(req))
-        rows = self.head(ranked, req.limit)
+        picks = selection_picks(ranked, trust)
+        rows = self.head(ranked, req.limit, also=picks)  # the selection's rows load with it
         if req.group_by_layer:
             rows.sort(key=lambda r: ranking.layer_index(r.type))  # stable: score order kept
         return RetrieveResponse(
             items=self.items(rows, ranked, trust, now, with_relations=True),
-            selection=self.selection(ranked, trust, now, req.context),
+            selection=self.selection(ranked, trust, now, req.context, picks),
             signals=ranked.signals,
         )
 
@@ -141,14 +127,17 @@ class RetrieveService:
         ranked.holds = validity_check(req, now)
         return ranked
 
-    def head(self, ranked: Ranked, n: int) -> list[RecordRow]:
-        """Full rows of the best `n` candidates that hold, in rank order."""
+    def head(self, ranked: Ranked, n: int, also: Sequence[str] = ()) -> list[RecordRow]:
+        """Full rows of the best `n` candidates that hold, in rank order; the rows of
+        `also` are loaded with the first of them (one statement for both)."""
         out: list[RecordRow] = []
-        start = 0
+        start, first = 0, True
         while len(out) < n and start < len(ranked.order):
             wanted = [c.id for c in ranked.order[start : start + n - len(out)]]
             start += len(wanted)
-            missing = [rid for rid in wanted if rid not in ranked.rows]
+            extra = [rid for rid in also if rid not in wanted] if first else []
+            first = False
+            missing = [rid for rid in (*wanted, *extra) if rid not in ranked.rows]
             ranked.rows.update(search_repo.load(self.session, missing))
             out += [
                 ranked.rows[r] for r in wanted if r in ranked.rows and ranked.holds(ranked.rows[r])
@@ -160,11 +149,11 @@ class RetrieveService:
         ranked: Ranked,
         trust: TrustContext,
         now: float,
-        context: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None,
+        picks: Sequence[str],
     ) -> Selection | None:
-        picks = [
-            c.id for c in ranked.order if c.type in SELECTABLE and not trust.redacts(c.sensitivity)
-        ][:MAX_CANDIDATES]
+        """The selector's choice among `picks` (`ranked.selection_picks`), loaded already
+        by `head` unless they were left out for validity."""
         if not picks:
             return None
         missing = [rid for rid in picks if rid not in ranked.rows]
@@ -243,7 +232,7 @@ class RetrieveService:
         linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
         metas = search_repo.headers(self.session, list(found), records, linked)
-        components = ranking.fuse(_lexical_scores(lexical, metas), cosine, entities)
+        components = ranking.fuse(lexical_scores(lexical, metas), cosine, entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)
         # After the spread: a record found only as a neighbour may mention the entity too.
@@ -254,7 +243,7 @@ class RetrieveService:
             salience,
             self.settings.relevance_weight,
             self.settings.salience_weight,
-            _sittings(metas, trust) if req.expand_context else (),
+            sittings_of(metas, trust) if req.expand_context else (),
         )
         order = sorted(
             metas.values(),
@@ -265,7 +254,7 @@ class RetrieveService:
             components=components,
             cosine=cosine or {},
             terms=terms,
-            signals=_signals(components, vector=cosine is not None, context=spread),
+            signals=signals_of(components, vector=cosine is not None, context=spread),
         )
 
     def _vector(
@@ -335,49 +324,16 @@ class RetrieveService:
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near = neighbour_repo.temporal_neighbours(
-            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS
+        near, near_headers = neighbour_repo.temporal_neighbours(
+            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS, linked
         )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
-        metas.update(search_repo.headers(self.session, missing, records, linked))
+        metas.update((rid, near_headers[rid]) for rid in missing if rid in near_headers)
         for rid in missing:
             if rid not in metas:
                 del components[rid]
         return bool(near)
-
-
-def _lexical_scores(
-    lexical: search_repo.LexicalScores, metas: dict[str, RecordHeader]
-) -> dict[str, float]:
-    """Each admitted lexical candidate's BM25 score: without the words of the names the
-    query uses when the entity link lifts it, with them when it holds a name unlinked."""
-    return {
-        rid: (lexical.without_unscored if metas[rid].mentions_named else lexical.full)[rid]
-        for rid in lexical.full
-        if rid in metas
-    }
-
-
-def _sittings(
-    metas: dict[str, RecordHeader], trust: TrustContext
-) -> list[tuple[str, str | None, float]]:
-    """(id, scope, event time) of the readable episodic candidates with an event time:
-    those that share in the best match of their sitting (never a redacted record)."""
-    return [
-        (m.id, m.scope, m.occurred_at)
-        for m in metas.values()
-        if m.occurred_at is not None and not trust.redacts(m.sensitivity)
-    ]
-
-
-def _signals(components: dict[str, Components], *, vector: bool, context: bool) -> list[str]:
-    """The signals that ranked an answer to a query, in the order they are applied
-    (`context`: neighbours received a share; a sitting's share counts too)."""
-    signals = ["lexical"] + (["vector"] if vector else [])
-    signals += ["entity"] if any(c.entity for c in components.values()) else []
-    context = context or any(c.sitting for c in components.values())
-    return signals + (["context"] if context else []) + ["salience"]
 
 
 def _components_out(comp: Components | None, salience: float) -> ScoreComponents:
