@@ -18,9 +18,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, text
@@ -32,8 +31,8 @@ from app.config import DatabaseSettings
 log = logging.getLogger("membrane.replicas")
 
 TOKEN_HEADER = "Membrane-Consistency-Token"
-TOKEN_PATTERN = r"^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$"
-_LSN = re.compile(r"([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})")
+TOKEN_PATTERN = r"^([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})$"
+_LSN = re.compile(TOKEN_PATTERN)  # the header's declared pattern, its halves grouped
 
 PROBE_SQL = text(
     "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
@@ -66,7 +65,6 @@ class Replica:
     replayed: int = 0  # the replay position last seen; it only moves forward
     reads: int = 0
     error: str | None = None
-    checked_at: float = field(default=0.0)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -125,7 +123,6 @@ class ReadRouter:
         except Exception as exc:  # down, refusing, or frozen past the connect timeout
             self.mark_down(replica, exc)
             return
-        replica.checked_at = time.monotonic()
         if not in_recovery or replayed is None:
             replica.healthy, replica.error = False, "not a standby"
             return
