@@ -251,6 +251,35 @@ def test_context_reaches_two_places_out_at_half_the_share(client: TestClient) ->
     assert ranked[:4] == [turns[1]["id"], turns[2]["id"], turns[0]["id"], turns[3]["id"]]
 
 
+def test_context_skips_episodes_the_caller_cannot_see(client: TestClient) -> None:
+    """Places are counted among the episodes the caller may see: hidden ones between a
+    hit and its neighbours neither take a place nor leak. One hidden episode before the
+    hit is passed by the look-up's spare candidate; three after it by the filtered walk."""
+    scope = {"scope": "chat-4"}
+    plan = [("the weather is grey", "low"), ("vault code 4411", "high"),
+            ("Bob: how was the marathon in Boston?", "low"),
+            ("vault code 4412", "high"), ("vault code 4413", "high"), ("vault code 4414", "high"),
+            ("Alice: exhausting", "low"), ("Alice: but I finished", "low")]  # fmt: skip
+    days = [f"2026-02-0{day}T10:00:00Z" for day in range(1, 9)]
+    turns = [
+        capture(client, text, timestamp=at, sensitivity=level, **scope)
+        for (text, level), at in zip(plan, days, strict=True)
+    ]
+    result = retrieve(client, query="marathon Boston")
+    by_id = {item["record"]["id"]: item["components"] for item in result["items"]}
+    seed, before = by_id[turns[2]["id"]], by_id[turns[0]["id"]]
+    one, two = by_id[turns[6]["id"]], by_id[turns[7]["id"]]
+    assert seed["lexical"] == 1.0
+    assert one["context"] == before["context"] > 0  # the nearest visible, either side
+    assert two["context"] == pytest.approx(one["context"] / 2)
+    assert not {t["id"] for t in turns if t["sensitivity"] == "high"} & set(by_id)
+    # The writer sees them all: the hidden turns are the neighbours then.
+    mine = retrieve(client, "writer", query="marathon Boston")
+    near = {item["record"]["id"]: item["components"]["context"] for item in mine["items"]}
+    assert near[turns[1]["id"]] == near[turns[3]["id"]] > 0
+    assert turns[6]["id"] not in near
+
+
 def test_entity_names_in_the_query_boost_entity_records(client: TestClient) -> None:
     r = client.post(
         "/v1/capture",

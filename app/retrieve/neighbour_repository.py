@@ -4,11 +4,13 @@ each seed in its scope (one statement for all seeds, correlated index look-ups).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import CTE
 
 from app.db import dialect_of
 from app.enums import MemoryType
@@ -18,6 +20,10 @@ from app.records.filters import RecordQuery
 from app.retrieve.repository import RecordHeader, header_columns, header_from
 
 _SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
+# Episodes looked at on each side of a seed beyond the `radius` it needs: the look-ups
+# ignore the request's filters (their statement is built once), so a spare lets one
+# filtered-out episode per side pass without the filtered walk of `_exact`.
+_SPARE = 1
 
 
 Neighbours = dict[str, list[tuple[str, int]]]
@@ -33,40 +39,119 @@ def temporal_neighbours(
     """seed id → (id, distance) of the episodic records captured up to `radius` places
     before and after it in the same scope (among those passing the filters), and the
     neighbours' headers (flagged as `repository.headers` flags them for `mentioning`).
-    One statement for all scoped seeds (and one for unscoped ones): correlated index
-    lookups per seed, each neighbour's header joined to it by primary key (a neighbour
-    passes the filters already: it was found under them)."""
+
+    One statement for all scoped seeds (and one for unscoped ones): per seed, the
+    `radius + _SPARE` nearest episodes on each side by index look-ups that know no filter
+    (built once per shape), joined by primary key to their headers under the filters,
+    which thus appear once. A side whose every candidate the filters left out is walked
+    again under the filters (`_exact`), for those seeds only."""
     dialect = dialect_of(session)
-    clauses = [*query_clauses(records, dialect), _episodic(dialect)]
+    clauses = query_clauses(records, dialect)
+    columns = header_columns(dialect, mentioning)
     out: Neighbours = {}
     found: dict[str, RecordHeader] = {}
-    scoped = [s.id for s in seeds if s.scope is not None]
-    unscoped = [s.id for s in seeds if s.scope is None]
-    distances = [d for d in range(1, radius + 1) for _ in (True, False)]
-    columns = header_columns(dialect, mentioning)
-    for ids, in_scope in ((scoped, True), (unscoped, False)):
+    for in_scope in (True, False):
+        ids = [s.id for s in seeds if (s.scope is not None) is in_scope]
         if not ids:
             continue
-        seed = _SEED
-        same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
-        lookups = [
-            _adjacent(seed, same_scope, clauses, before, skip=d - 1).label(f"near_{i}")
-            for i, (d, before) in enumerate(
-                (d, before) for d in range(1, radius + 1) for before in (True, False)
-            )
-        ]
-        # Materialized: each seed's look-ups run once, not again for every row they join.
-        pairs = select(seed.id.label("seed_id"), *lookups).where(seed.id.in_(ids))
-        near = pairs.cte("near").prefix_with("MATERIALIZED")
-        slots = [near.c[f"near_{i}"] for i in range(len(lookups))]
+        near = _near(dialect, in_scope, radius + _SPARE)
+        slots = [c for c in near.c if c.name != "seed_id"]
         stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
-            RecordRow, RecordRow.id.in_(slots)
+            RecordRow, and_(RecordRow.id.in_(slots), *clauses)
         )
-        for seed_id, *values in session.execute(stmt):
-            near_ids, header = values[: len(slots)], values[len(slots) :]
-            out[seed_id] = [(rid, d) for rid, d in zip(near_ids, distances, strict=True) if rid]
+        candidates: dict[str, list[str | None]] = {}
+        passing: set[str] = set()
+        for seed_id, *values in session.execute(stmt, {"seed_ids": ids}):
+            candidates[seed_id] = values[: len(slots)]
+            header = values[len(slots) :]
             if header[0] is not None:
                 found[header[0]] = header_from(records.now, header)
+                passing.add(header[0])
+        walk_again = []
+        for seed_id, slot_ids in candidates.items():
+            picked = _picked(slot_ids, passing, radius)
+            if picked is None:
+                walk_again.append(seed_id)
+            else:
+                out[seed_id] = picked
+        if walk_again:
+            exact, headers = _exact(session, walk_again, in_scope, records, radius, columns)
+            out.update(exact)
+            found.update(headers)
+    return out, found
+
+
+def _picked(
+    slot_ids: Sequence[str | None], passing: set[str], radius: int
+) -> list[tuple[str, int]] | None:
+    """(id, distance) of a seed's filtered neighbours from its candidates (slots: before
+    nearest-first, then after nearest-first), or None when a side ran out of candidates
+    that pass while more episodes may lie beyond them."""
+    width = len(slot_ids) // 2
+    picked: list[tuple[str, int]] = []
+    for side in (slot_ids[:width], slot_ids[width:]):
+        kept = [rid for rid in side if rid is not None and rid in passing][:radius]
+        if len(kept) < radius and side[-1] is not None:
+            return None
+        picked += [(rid, d) for d, rid in enumerate(kept, start=1)]
+    # distances interleave as the filtered walk gives them: nearest first
+    return sorted(picked, key=lambda p: p[1])
+
+
+@cache
+def _near(dialect: str, in_scope: bool, width: int) -> CTE:
+    """seed_id and, per seed of the `seed_ids` parameter, the ids of the `width` nearest
+    episodes before it (nearest first), then of the `width` after it, in its scope or
+    among unscoped records; NULL where the scope has no more."""
+    seed = _SEED
+    same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
+    episodic = [_episodic(dialect)]
+    lookups = [
+        _adjacent(seed, same_scope, episodic, before, skip=k).label(f"near_{i}")
+        for i, (before, k) in enumerate(
+            (before, k) for before in (True, False) for k in range(width)
+        )
+    ]
+    ids: Any = bindparam("seed_ids", expanding=True)
+    # Materialized: each seed's look-ups run once, not again for every row they join.
+    return (
+        select(seed.id.label("seed_id"), *lookups)
+        .where(seed.id.in_(ids))
+        .cte("near")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _exact(
+    session: Session,
+    seed_ids: Sequence[str],
+    in_scope: bool,
+    records: RecordQuery,
+    radius: int,
+    columns: Sequence[Any],
+) -> tuple[Neighbours, dict[str, RecordHeader]]:
+    """The neighbours of `seed_ids` by look-ups that walk under the filters (each seed
+    finds its `radius` nearest passing episodes per side however many fail)."""
+    dialect = dialect_of(session)
+    clauses = [*query_clauses(records, dialect), _episodic(dialect)]
+    seed = _SEED
+    same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
+    order = [(d, before) for d in range(1, radius + 1) for before in (True, False)]
+    lookups = [
+        _adjacent(seed, same_scope, clauses, before, skip=d - 1).label(f"near_{i}")
+        for i, (d, before) in enumerate(order)
+    ]
+    pairs = select(seed.id.label("seed_id"), *lookups).where(seed.id.in_(list(seed_ids)))
+    near = pairs.cte("near_exact").prefix_with("MATERIALIZED")
+    slots = [near.c[f"near_{i}"] for i in range(len(lookups))]
+    stmt = select(near.c.seed_id, *slots, *columns).outerjoin(RecordRow, RecordRow.id.in_(slots))
+    out: Neighbours = {}
+    found: dict[str, RecordHeader] = {}
+    for seed_id, *values in session.execute(stmt):
+        near_ids, header = values[: len(slots)], values[len(slots) :]
+        out[seed_id] = [(rid, d) for rid, (d, _) in zip(near_ids, order, strict=True) if rid]
+        if header[0] is not None:
+            found[header[0]] = header_from(records.now, header)
     return out, found
 
 
