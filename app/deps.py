@@ -1,14 +1,12 @@
-"""FastAPI dependencies: the app state, a unit-of-work session, the principal, trust."""
+"""FastAPI dependencies: the app state, the principal, trust, the consistency token."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request, Security
 from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
-from sqlalchemy.orm import Session
 
 from app.enums import Role, Sensitivity
 from app.replicas import TOKEN_HEADER, TOKEN_PATTERN, parse_lsn
@@ -17,11 +15,10 @@ from app.security import Principal, require_role, trust_for
 from app.state import AppState
 from app.trust import Narrowing, TrustContext
 
-# The dependencies below that only look at the request are `async def`: FastAPI runs a
-# plain `def` dependency on the thread pool, and each such hop costs a request ~0.1 ms of
-# CPU plus a wait for a thread and the interpreter lock (10 hops made a capture, 4 now).
-# The session dependencies stay plain: they may wait for a connection or SQLite's write
-# turn, which must never block the event loop.
+# The dependencies below only look at the request, so they are `async def`: FastAPI runs
+# a plain `def` dependency on the thread pool, and each such hop costs a request ~0.1 ms
+# of CPU plus a wait for a thread and the interpreter lock. A request's database work is
+# no dependency: the endpoint hands it to app/request_work.py, one trip to the pool.
 
 
 async def get_state(request: Request) -> AppState:
@@ -30,15 +27,6 @@ async def get_state(request: Request) -> AppState:
 
 
 StateDep = Annotated[AppState, Depends(get_state)]
-
-
-def get_session(state: StateDep, request: Request) -> Iterator[Session]:
-    """One transaction per request, committed before the response is sent. With read
-    replicas, the answer carries the commit's consistency token (app/replicas.py)."""
-    with state.db.transaction() as session:
-        yield session
-    if state.db.router is not None:
-        request.state.consistency_token = state.db.consistency_token()
 
 
 async def get_consistency(
@@ -57,27 +45,6 @@ async def get_consistency(
 
 
 ConsistencyDep = Annotated[int | None, Depends(get_consistency)]
-
-
-def get_read_session(state: StateDep, position: ConsistencyDep) -> Iterator[Session]:
-    """One read-only transaction per request (never waits for writers on SQLite); on a
-    replica that has replayed past the request's consistency token, if any."""
-    with state.db.read_transaction(position) as session:
-        yield session
-
-
-def get_scrape_session(state: StateDep) -> Iterator[Session]:
-    """The read session of GET /metrics: a scraper sends no consistency token, and the
-    exposition's OpenAPI entry documents no validation error."""
-    with state.db.read_transaction() as session:
-        yield session
-
-
-# scope="function": the commit runs when the endpoint returns, before the response is sent,
-# so a failed commit becomes an error response rather than a lost write.
-SessionDep = Annotated[Session, Depends(get_session, scope="function")]
-ReadSessionDep = Annotated[Session, Depends(get_read_session, scope="function")]
-ScrapeSessionDep = Annotated[Session, Depends(get_scrape_session, scope="function")]
 
 
 class BearerKey(SecurityBase):

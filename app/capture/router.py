@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
@@ -26,9 +26,9 @@ from app.capture.schemas import (
     WorkingStateIngest,
 )
 from app.capture.service import CaptureService
-from app.deps import SessionDep, StateDep, WriteTrust
+from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyDep
+from app.idempotency.http import IdempotencyKeyDep, writing_once
 from app.records.schemas import MemoryRecordOut
 from app.records.service import RecordService
 from app.state import AppState
@@ -55,14 +55,16 @@ def _service(state: AppState, session: Session) -> CaptureService:
     responses=ERRORS,
     summary="Capture raw experience as typed memory",
 )
-def capture(
+async def capture(
     body: CaptureRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> CaptureResponse:
-    return write.answer(201, _service(state, session).capture_response(body, trust))
+    return await writing_once(
+        state, request, key, 201, lambda s: _service(state, s).capture_response(body, trust)
+    )
 
 
 @router.post(
@@ -73,14 +75,20 @@ def capture(
     responses=ERRORS,
     summary="Capture up to 1,000 items in one request; results in order, one per item",
 )
-def capture_batch(
+async def capture_batch(
     body: CaptureBatchRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> CaptureBatchResponse:
-    return write.answer(200, batch.capture_batch(_service(state, session), body.items, trust))
+    return await writing_once(
+        state,
+        request,
+        key,
+        200,
+        lambda s: batch.capture_batch(_service(state, s), body.items, trust),
+    )
 
 
 Answer = Callable[[CaptureService, Any, TrustContext], BaseModel]
@@ -166,14 +174,20 @@ INGESTS = (
 
 
 def _endpoint(spec: Ingest) -> Callable[..., Any]:
-    def endpoint(
+    async def endpoint(
         body: BaseModel,
+        request: Request,
         state: StateDep,
-        session: SessionDep,
         trust: WriteTrust,
-        write: IdempotencyDep,
+        key: IdempotencyKeyDep,
     ) -> Any:
-        return write.answer(spec.status_code, spec.answer(_service(state, session), body, trust))
+        return await writing_once(
+            state,
+            request,
+            key,
+            spec.status_code,
+            lambda s: spec.answer(_service(state, s), body, trust),
+        )
 
     # FastAPI reads the body's model from the annotation: this endpoint's own.
     endpoint.__annotations__["body"] = spec.body

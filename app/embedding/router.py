@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from app.deps import Admin, SessionDep, StateDep
+from app.deps import Admin, StateDep
 from app.embedding.schemas import BackfillOut
 from app.embedding.service import requeue_for
 from app.errors import error_responses
+from app.request_work import writing
 
 router = APIRouter(tags=["embeddings"])
 
@@ -19,5 +20,5 @@ router = APIRouter(tags=["embeddings"])
     responses=error_responses(401, 403, 409, 422, 429),
     summary="Admin: queue every record lacking a vector of the active model",
 )
-def backfill(state: StateDep, session: SessionDep, _admin: Admin) -> BackfillOut:
-    return requeue_for(session, state.active_embedder())
+async def backfill(request: Request, state: StateDep, _admin: Admin) -> BackfillOut:
+    return await writing(state, request, lambda s: requeue_for(s, state.active_embedder()))

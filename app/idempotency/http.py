@@ -3,19 +3,23 @@ replayed answer (app/idempotency/service.py has the rules)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 
-from app.deps import SessionDep, StateDep, Writer, WriteTrust
+from app.deps import StateDep, Writer, WriteTrust
 from app.idempotency.service import (
+    Answer,
     IdempotencyKey,
     IdempotentReplay,
-    IdempotentWrite,
     caller_identity,
     fingerprint,
 )
+from app.request_work import writing
+from app.state import AppState
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 
@@ -43,28 +47,6 @@ KeyHeader = Annotated[
 ]
 
 
-def idempotent_write(
-    state: StateDep,
-    session: SessionDep,
-    principal: Writer,
-    trust: WriteTrust,
-    request_fingerprint: Annotated[str, Depends(_request_fingerprint)],
-    key: KeyHeader = None,
-) -> IdempotentWrite:
-    write = IdempotentWrite(
-        session=session,
-        actor=caller_identity(principal.actor_id, principal.key_sha256, trust),
-        key=key,
-        fingerprint=request_fingerprint,
-        retention_s=state.settings.idempotency.retention_s,
-    )
-    write.begin()
-    return write
-
-
-IdempotencyDep = Annotated[IdempotentWrite, Depends(idempotent_write)]
-
-
 async def idempotency_key(
     state: StateDep,
     principal: Writer,
@@ -83,6 +65,25 @@ async def idempotency_key(
 
 
 IdempotencyKeyDep = Annotated[IdempotencyKey, Depends(idempotency_key)]
+
+
+async def writing_once(
+    state: AppState,
+    request: Request,
+    key: IdempotencyKey,
+    status_code: int,
+    work: Callable[[Session], Answer],
+) -> Answer:
+    """`work` as `request_work.writing` runs it, under the key's rules in the same
+    transaction: the key claimed first (a replay or a reused key answers instead), the
+    answer kept with the write."""
+
+    def once(session: Session) -> Answer:
+        write = key.in_session(session)
+        write.begin()
+        return write.answer(status_code, work(session))
+
+    return await writing(state, request, once)
 
 
 async def replay_response(request: Request, exc: Exception) -> JSONResponse:

@@ -6,10 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import Admin, ReadSessionDep, StateDep
+from app.deps import Admin, ConsistencyDep, StateDep
 from app.errors import error_responses
 from app.jobs import service as jobs_service
 from app.jobs.schemas import JobName, JobRunOut, JobRunPage
+from app.request_work import reading
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 
@@ -32,10 +33,12 @@ def run_job_now(job: JobName, state: StateDep, _admin: Admin) -> JobRunOut:
     responses=error_responses(401, 403, 422, 429),
     summary="Recent job runs, newest first",
 )
-def list_runs(
-    session: ReadSessionDep,
+async def list_runs(
+    state: StateDep,
+    position: ConsistencyDep,
     _admin: Admin,
     job: JobName | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> JobRunPage:
-    return jobs_service.recent_runs(session, job.value if job else None, limit)
+    name = job.value if job else None
+    return await reading(state, position, lambda s: jobs_service.recent_runs(s, name, limit))

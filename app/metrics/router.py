@@ -7,13 +7,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header
 from fastapi.responses import PlainTextResponse
+from sqlalchemy.orm import Session
 
 from app import clock
-from app.deps import ReadSessionDep, ReadTrust, ScrapeSessionDep, StateDep
+from app.deps import ConsistencyDep, ReadTrust, StateDep
 from app.errors import Unauthorized, error_responses
 from app.metrics.registry import CONTENT_TYPE
 from app.metrics.schemas import MetricsSnapshot
 from app.metrics.service import prometheus_text, scrape_allowed, snapshot
+from app.request_work import reading
 
 router = APIRouter(tags=["metrics"])
 
@@ -25,8 +27,10 @@ router = APIRouter(tags=["metrics"])
     responses=error_responses(401, 403, 429),
     summary="Domain snapshot: counts, salience histogram, growth, usefulness, revision rate",
 )
-def get_metrics(session: ReadSessionDep, trust: ReadTrust) -> MetricsSnapshot:
-    return snapshot(session, trust, clock.now())
+async def get_metrics(
+    state: StateDep, position: ConsistencyDep, trust: ReadTrust
+) -> MetricsSnapshot:
+    return await reading(state, position, lambda s: snapshot(s, trust, clock.now()))
 
 
 async def scraper(
@@ -52,7 +56,12 @@ async def scraper(
     description="Counts records of every sensitivity and scope (never their content): set "
     "MEMBRANE_METRICS_TOKEN to require `Authorization: Bearer <token>` of the scraper.",
 )
-def prometheus(state: StateDep, session: ScrapeSessionDep) -> PlainTextResponse:
-    pending = state.embedding_status().pending
-    body = prometheus_text(session, state.db.tier, pending, state.db.router)
+async def prometheus(state: StateDep) -> PlainTextResponse:
+    """Read on the primary or any replica: a scraper sends no consistency token."""
+
+    def exposition(session: Session) -> str:
+        pending = state.embedding_status().pending
+        return prometheus_text(session, state.db.tier, pending, state.db.router)
+
+    body = await reading(state, None, exposition)
     return PlainTextResponse(body, media_type=CONTENT_TYPE)

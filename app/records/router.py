@@ -6,13 +6,14 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, status
+from sqlalchemy.orm import Session
 
 from app import clock
-from app.deps import ReadSessionDep, ReadTrust, SessionDep, StateDep, WriteTrust
+from app.deps import ConsistencyDep, ReadTrust, StateDep, WriteTrust
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyDep
+from app.idempotency.http import IdempotencyKeyDep, writing_once
 from app.records.filters import RecordFilter
 from app.records.schemas import (
     AuditPage,
@@ -23,6 +24,7 @@ from app.records.schemas import (
     RelationsOut,
 )
 from app.records.service import RecordService
+from app.request_work import reading, writing
 from app.schema_base import MAX_QUERY_TEXT, Scope, Tag
 
 # Tags per route: the revision and salience routers share the prefix under their own tags.
@@ -40,16 +42,18 @@ READ_ERRORS = error_responses(401, 403, 404, 422, 429)
     responses=error_responses(401, 403, 413, 422, 429),
     summary="Create a typed record of any type",
 )
-def create_record(
+async def create_record(
     body: RecordCreate,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> MemoryRecordOut:
-    service = RecordService(session, state.policy)
-    row = service.create(body, trust)
-    return write.answer(201, service.view(row, trust))
+    def create(session: Session) -> MemoryRecordOut:
+        service = RecordService(session, state.policy)
+        return service.view(service.create(body, trust), trust)
+
+    return await writing_once(state, request, key, 201, create)
 
 
 @router.get(
@@ -60,9 +64,9 @@ def create_record(
     responses=error_responses(400, 401, 403, 422, 429),
     summary="List records, newest first, with cursor pagination",
 )
-def list_records(
+async def list_records(
     state: StateDep,
-    session: ReadSessionDep,
+    position: ConsistencyDep,
     trust: ReadTrust,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     scope: Annotated[list[Scope] | None, Query(max_length=100)] = None,
@@ -90,7 +94,11 @@ def list_records(
         created_after=clock.to_epoch(created_after) if created_after else None,
         created_before=clock.to_epoch(created_before) if created_before else None,
     )
-    return RecordService(session, state.policy).list_page(flt, trust, limit=limit, cursor=cursor)
+    return await reading(
+        state,
+        position,
+        lambda s: RecordService(s, state.policy).list_page(flt, trust, limit=limit, cursor=cursor),
+    )
 
 
 @router.get(
@@ -101,10 +109,12 @@ def list_records(
     responses=READ_ERRORS,
     summary="Read one record with its relations and audit trail",
 )
-def get_record(
-    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+async def get_record(
+    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> MemoryRecordOut:
-    return RecordService(session, state.policy).read(record_id, trust)
+    return await reading(
+        state, position, lambda session: RecordService(session, state.policy).read(record_id, trust)
+    )
 
 
 @router.get(
@@ -115,10 +125,12 @@ def get_record(
     responses=READ_ERRORS,
     summary="The append-only history of a record",
 )
-def get_audit(
-    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+async def get_audit(
+    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> AuditPage:
-    return RecordService(session, state.policy).audit(record_id, trust)
+    return await reading(
+        state, position, lambda s: RecordService(s, state.policy).audit(record_id, trust)
+    )
 
 
 @router.get(
@@ -129,10 +141,12 @@ def get_audit(
     responses=READ_ERRORS,
     summary="Edges of a record in both directions",
 )
-def get_relations(
-    record_id: str, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+async def get_relations(
+    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> RelationsOut:
-    return RecordService(session, state.policy).relations(record_id, trust)
+    return await reading(
+        state, position, lambda s: RecordService(s, state.policy).relations(record_id, trust)
+    )
 
 
 @router.delete(
@@ -143,11 +157,13 @@ def get_relations(
     responses=error_responses(401, 403, 404, 409, 422, 429),
     summary="Delete a record (refused with 409 when its deletion policy is 'never')",
 )
-def delete_record(
+async def delete_record(
     record_id: str,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
     rationale: Annotated[str | None, Query(max_length=MAX_QUERY_TEXT)] = None,
 ) -> RecordDeleted:
-    return RecordService(session, state.policy).delete(record_id, trust, rationale)
+    return await writing(
+        state, request, lambda s: RecordService(s, state.policy).delete(record_id, trust, rationale)
+    )

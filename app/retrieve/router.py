@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
-from app.deps import ReadSessionDep, ReadTrust, StateDep
+from app.deps import ConsistencyDep, ReadTrust, StateDep
 from app.errors import error_responses
+from app.request_work import reading
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
 from app.retrieve.service import RetrieveService
@@ -28,12 +30,17 @@ def _service(state: AppState, session: Session) -> RetrieveService:
     responses=ERRORS,
     summary="Ranked retrieval: fused relevance blended with salience, trust-filtered",
 )
-def retrieve(
-    body: RetrieveRequest, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+async def retrieve(
+    body: RetrieveRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> RetrieveResponse:
-    answer = _service(state, session).retrieve(body, trust)
-    read = [i.record.id for i in answer.items if not i.record.redacted]
-    reinforce_on_access(state.db, state.settings.policy, read, trust.actor_id)
+    answer = await reading(
+        state, position, lambda session: _service(state, session).retrieve(body, trust)
+    )
+    if state.settings.policy.reinforce_on_access:  # a write of its own, after the read
+        read = [i.record.id for i in answer.items if not i.record.redacted]
+        await run_in_threadpool(
+            reinforce_on_access, state.db, state.settings.policy, read, trust.actor_id
+        )
     return answer
 
 
@@ -44,7 +51,11 @@ def retrieve(
     responses=ERRORS,
     summary="Ranked roots plus a bounded, trust-checked neighbourhood over relations",
 )
-def retrieve_graph(
-    body: GraphRequest, state: StateDep, session: ReadSessionDep, trust: ReadTrust
+async def retrieve_graph(
+    body: GraphRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> GraphResponse:
-    return GraphService(_service(state, session)).neighbourhood(body, trust)
+    return await reading(
+        state,
+        position,
+        lambda session: GraphService(_service(state, session)).neighbourhood(body, trust),
+    )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
-from app.deps import SessionDep, StateDep, WriteTrust
+from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyDep
+from app.idempotency.http import IdempotencyKeyDep, writing_once
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -44,14 +44,16 @@ TARGETS = (
     responses=ERRORS,
     summary="Merge records into a new one; the sources become superseded",
 )
-def merge(
+async def merge(
     body: MergeRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> MergeResult:
-    return write.answer(201, RevisionService(session, state.policy).merge(body, trust))
+    return await writing_once(
+        state, request, key, 201, lambda s: RevisionService(s, state.policy).merge(body, trust)
+    )
 
 
 @router.post(
@@ -63,16 +65,20 @@ def merge(
     responses=ERRORS,
     summary="Replace a record with a new version; the old one is kept as superseded",
 )
-def supersede(
+async def supersede(
     record_id: str,
     body: SupersedeRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> SupersedeResult:
-    return write.answer(
-        201, RevisionService(session, state.policy).supersede(record_id, body, trust)
+    return await writing_once(
+        state,
+        request,
+        key,
+        201,
+        lambda s: RevisionService(s, state.policy).supersede(record_id, body, trust),
     )
 
 
@@ -85,15 +91,21 @@ def supersede(
     responses=ERRORS,
     summary="Create a variant derived from a record; the source stays active",
 )
-def fork(
+async def fork(
     record_id: str,
     body: ForkRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> ForkResult:
-    return write.answer(201, RevisionService(session, state.policy).fork(record_id, body, trust))
+    return await writing_once(
+        state,
+        request,
+        key,
+        201,
+        lambda s: RevisionService(s, state.policy).fork(record_id, body, trust),
+    )
 
 
 @router.post(
@@ -104,15 +116,21 @@ def fork(
     responses=ERRORS,
     summary="Retract a record: kept for audit, excluded from retrieval",
 )
-def retract(
+async def retract(
     record_id: str,
     body: RetractRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> RetractResult:
-    return write.answer(200, RevisionService(session, state.policy).retract(record_id, body, trust))
+    return await writing_once(
+        state,
+        request,
+        key,
+        200,
+        lambda s: RevisionService(s, state.policy).retract(record_id, body, trust),
+    )
 
 
 @router.post(
@@ -123,12 +141,18 @@ def retract(
     responses=ERRORS,
     summary="Mark a record as contested by another record or an external reference",
 )
-def contest(
+async def contest(
     record_id: str,
     body: ContestRequest,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
-    write: IdempotencyDep,
+    key: IdempotencyKeyDep,
 ) -> ContestResult:
-    return write.answer(200, RevisionService(session, state.policy).contest(record_id, body, trust))
+    return await writing_once(
+        state,
+        request,
+        key,
+        200,
+        lambda s: RevisionService(s, state.policy).contest(record_id, body, trust),
+    )

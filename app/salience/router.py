@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from app.deps import SessionDep, StateDep, WriteTrust
+from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
 from app.records.schemas import MemoryRecordOut
+from app.request_work import writing
 from app.salience.schemas import PenalizeRequest, PinRequest, ReinforceRequest
 from app.salience.service import SalienceService
 
@@ -21,15 +22,19 @@ ERRORS = error_responses(401, 403, 404, 422, 429)
     responses=ERRORS,
     summary="Add the record's reinforcement gain to its salience and restart its decay",
 )
-def reinforce_record(
+async def reinforce_record(
     record_id: str,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
     body: ReinforceRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return SalienceService(session, state.policy).reinforce(record_id, trust, rationale)
+    return await writing(
+        state,
+        request,
+        lambda s: SalienceService(s, state.policy).reinforce(record_id, trust, rationale),
+    )
 
 
 @router.post(
@@ -39,11 +44,16 @@ def reinforce_record(
     responses=ERRORS,
     summary="Lower the record's salience (floored at its minimum) and restart its decay",
 )
-def penalize_record(
-    record_id: str, body: PenalizeRequest, state: StateDep, session: SessionDep, trust: WriteTrust
+async def penalize_record(
+    record_id: str, body: PenalizeRequest, request: Request, state: StateDep, trust: WriteTrust
 ) -> MemoryRecordOut:
-    service = SalienceService(session, state.policy)
-    return service.penalize(record_id, trust, body.amount, body.rationale)
+    return await writing(
+        state,
+        request,
+        lambda s: SalienceService(s, state.policy).penalize(
+            record_id, trust, body.amount, body.rationale
+        ),
+    )
 
 
 @router.post(
@@ -53,15 +63,19 @@ def penalize_record(
     responses=ERRORS,
     summary="Pin a record: its salience is frozen and it is never pruned",
 )
-def pin_record(
+async def pin_record(
     record_id: str,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return SalienceService(session, state.policy).set_pinned(record_id, trust, True, rationale)
+    return await writing(
+        state,
+        request,
+        lambda s: SalienceService(s, state.policy).set_pinned(record_id, trust, True, rationale),
+    )
 
 
 @router.post(
@@ -71,12 +85,16 @@ def pin_record(
     responses=ERRORS,
     summary="Unpin a record: decay resumes from now",
 )
-def unpin_record(
+async def unpin_record(
     record_id: str,
+    request: Request,
     state: StateDep,
-    session: SessionDep,
     trust: WriteTrust,
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
     rationale = body.rationale if body else None
-    return SalienceService(session, state.policy).set_pinned(record_id, trust, False, rationale)
+    return await writing(
+        state,
+        request,
+        lambda s: SalienceService(s, state.policy).set_pinned(record_id, trust, False, rationale),
+    )
