@@ -138,7 +138,7 @@ SCALE_STATS = {
     "ix_records_embedding_status": "201159 1001",
     "ix_records_created": "204309 1 1",
     "ix_records_type_created": "197505 1001 1",
-    "ix_records_scope_created": "249936 167 1",
+    "ix_records_scope_created_id": "249936 167 1 1",
     "sqlite_autoindex_records_1": "216376 1",
 }
 

@@ -70,7 +70,7 @@ class RecordRow(Base):
     embedding_status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
 
     __table_args__ = (
-        Index("ix_records_scope_created", "scope", "created_at"),
+        Index("ix_records_scope_created_id", "scope", "created_at", "id"),
         Index("ix_records_type_created", "type", "created_at"),
         Index("ix_records_created", "created_at", "id"),
         Index("ix_records_status", "status"),

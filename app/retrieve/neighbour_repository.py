@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, bindparam, or_, select
+from sqlalchemy import and_, any_, bindparam, or_, select
+from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
@@ -54,10 +55,10 @@ def temporal_neighbours(
         ids = [s.id for s in seeds if (s.scope is not None) is in_scope]
         if not ids:
             continue
-        near = _near(dialect, in_scope, radius + _SPARE)
+        near = _near(in_scope, radius + _SPARE)
         slots = [c for c in near.c if c.name != "seed_id"]
         stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
-            RecordRow, and_(RecordRow.id.in_(slots), *clauses)
+            RecordRow, and_(_among_slots(dialect, slots), *clauses)
         )
         candidates: dict[str, list[str | None]] = {}
         passing: set[str] = set()
@@ -99,13 +100,13 @@ def _picked(
 
 
 @cache
-def _near(dialect: str, in_scope: bool, width: int) -> CTE:
+def _near(in_scope: bool, width: int) -> CTE:
     """seed_id and, per seed of the `seed_ids` parameter, the ids of the `width` nearest
     episodes before it (nearest first), then of the `width` after it, in its scope or
     among unscoped records; NULL where the scope has no more."""
     seed = _SEED
     same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
-    episodic = [_episodic(dialect)]
+    episodic = [_episodic()]
     lookups = [
         _adjacent(seed, same_scope, episodic, before, skip=k).label(f"near_{i}")
         for i, (before, k) in enumerate(
@@ -133,7 +134,7 @@ def _exact(
     """The neighbours of `seed_ids` by look-ups that walk under the filters (each seed
     finds its `radius` nearest passing episodes per side however many fail)."""
     dialect = dialect_of(session)
-    clauses = [*query_clauses(records, dialect), _episodic(dialect)]
+    clauses = [*query_clauses(records, dialect), _episodic()]
     seed = _SEED
     same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
     order = [(d, before) for d in range(1, radius + 1) for before in (True, False)]
@@ -144,7 +145,9 @@ def _exact(
     pairs = select(seed.id.label("seed_id"), *lookups).where(seed.id.in_(list(seed_ids)))
     near = pairs.cte("near_exact").prefix_with("MATERIALIZED")
     slots = [near.c[f"near_{i}"] for i in range(len(lookups))]
-    stmt = select(near.c.seed_id, *slots, *columns).outerjoin(RecordRow, RecordRow.id.in_(slots))
+    stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
+        RecordRow, _among_slots(dialect, slots)
+    )
     out: Neighbours = {}
     found: dict[str, RecordHeader] = {}
     for seed_id, *values in session.execute(stmt):
@@ -155,15 +158,22 @@ def _exact(
     return out, found
 
 
-def _episodic(dialect: str) -> ColumnElement[bool]:
-    """type = episodic, kept off the (type, created_at) index on PostgreSQL: where nearly
-    every record is an episode the planner took that index for a neighbour look-up and
-    read every episode of the store on one side of the seed, filtering by scope (40 ms
-    for a retrieve's seeds at 2,000 records) instead of walking the (scope, created_at)
-    index (0.5 ms)."""
-    if dialect == "postgresql":
-        return RecordRow.type.concat("") == MemoryType.episodic.value
+def _episodic() -> ColumnElement[bool]:
+    """type = episodic, as a plain comparison the planners estimate: the look-ups walk the
+    (scope, created_at, id) index (migration 0013), which matches their order exactly.
+    (Before it, PostgreSQL needed the comparison hidden from it, and then misjudged how
+    many rows it keeps: it read and sorted a whole side of the scope per look-up.)"""
     return RecordRow.type == MemoryType.episodic.value
+
+
+def _among_slots(dialect: str, slots: Sequence[Any]) -> ColumnElement[bool]:
+    """records.id is one of a seed's candidate slots. PostgreSQL looks `= ANY(ARRAY[…])`
+    up in the primary key; an IN list of columns it checked against every row of the
+    scope for every seed instead."""
+    if dialect == "postgresql":
+        cond: ColumnElement[bool] = RecordRow.id == any_(array(slots))
+        return cond
+    return RecordRow.id.in_(slots)
 
 
 def _adjacent(
