@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, any_, bindparam, or_, select
+from sqlalchemy import and_, any_, bindparam, case, or_, select
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
@@ -43,9 +43,9 @@ def temporal_neighbours(
 
     One statement for all scoped seeds (and one for unscoped ones): per seed, the
     `radius + _SPARE` nearest episodes on each side by index look-ups that know no filter
-    (built once per shape), joined by primary key to their headers under the filters,
-    which thus appear once. A side whose every candidate the filters left out is walked
-    again under the filters (`_exact`), for those seeds only."""
+    (built once per shape), joined by primary key to their headers, which the filters
+    (appearing once) mark as passing or not. A side whose every candidate the filters
+    left out is walked again under the filters (`_exact`), for those seeds only."""
     dialect = dialect_of(session)
     clauses = query_clauses(records, dialect)
     columns = header_columns(dialect, mentioning)
@@ -57,15 +57,19 @@ def temporal_neighbours(
             continue
         near = _near(in_scope, radius + _SPARE)
         slots = [c for c in near.c if c.name != "seed_id"]
-        stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
-            RecordRow, and_(_among_slots(dialect, slots), *clauses)
+        # The filters are a column, not the join's condition: in the condition, SQLite
+        # without statistics (a new store) read the whole scope for each seed through
+        # the scope index instead of looking each candidate up by primary key.
+        passes = case((and_(*clauses), True), else_=False)
+        stmt = select(near.c.seed_id, *slots, passes, *columns).outerjoin(
+            RecordRow, _among_slots(dialect, slots)
         )
         candidates: dict[str, list[str | None]] = {}
         passing: set[str] = set()
         for seed_id, *values in session.execute(stmt, {"seed_ids": ids}):
             candidates[seed_id] = values[: len(slots)]
-            header = values[len(slots) :]
-            if header[0] is not None:
+            passed, header = values[len(slots)], values[len(slots) + 1 :]
+            if header[0] is not None and passed:
                 found[header[0]] = header_from(records.now, header)
                 passing.add(header[0])
         walk_again = []
