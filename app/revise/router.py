@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import APIRouter, Request, status
 
 from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
 from app.idempotency.http import IdempotencyKeyDep, writing_once
+from app.idempotency.service import Answer, IdempotencyKey
 from app.revise.schemas import (
     ContestRequest,
     ContestResult,
@@ -20,6 +23,7 @@ from app.revise.schemas import (
     SupersedeResult,
 )
 from app.revise.service import RevisionService
+from app.state import AppState
 
 router = APIRouter(prefix="/v1/records", tags=["revise"])
 ERRORS = error_responses(401, 403, 404, 409, 413, 422, 429)
@@ -33,6 +37,19 @@ TARGETS = (
     "answer 409. A target the caller cannot read answers 404 (or 403, one level above "
     "its ceiling)."
 )
+
+
+async def _revised(
+    state: AppState,
+    request: Request,
+    key: IdempotencyKey,
+    status_code: int,
+    act: Callable[[RevisionService], Answer],
+) -> Answer:
+    """`act` on a RevisionService of the request's transaction, written once per key."""
+    return await writing_once(
+        state, request, key, status_code, lambda s: act(RevisionService(s, state.policy))
+    )
 
 
 @router.post(
@@ -51,9 +68,7 @@ async def merge(
     trust: WriteTrust,
     key: IdempotencyKeyDep,
 ) -> MergeResult:
-    return await writing_once(
-        state, request, key, 201, lambda s: RevisionService(s, state.policy).merge(body, trust)
-    )
+    return await _revised(state, request, key, 201, lambda r: r.merge(body, trust))
 
 
 @router.post(
@@ -73,13 +88,7 @@ async def supersede(
     trust: WriteTrust,
     key: IdempotencyKeyDep,
 ) -> SupersedeResult:
-    return await writing_once(
-        state,
-        request,
-        key,
-        201,
-        lambda s: RevisionService(s, state.policy).supersede(record_id, body, trust),
-    )
+    return await _revised(state, request, key, 201, lambda r: r.supersede(record_id, body, trust))
 
 
 @router.post(
@@ -99,13 +108,7 @@ async def fork(
     trust: WriteTrust,
     key: IdempotencyKeyDep,
 ) -> ForkResult:
-    return await writing_once(
-        state,
-        request,
-        key,
-        201,
-        lambda s: RevisionService(s, state.policy).fork(record_id, body, trust),
-    )
+    return await _revised(state, request, key, 201, lambda r: r.fork(record_id, body, trust))
 
 
 @router.post(
@@ -124,13 +127,7 @@ async def retract(
     trust: WriteTrust,
     key: IdempotencyKeyDep,
 ) -> RetractResult:
-    return await writing_once(
-        state,
-        request,
-        key,
-        200,
-        lambda s: RevisionService(s, state.policy).retract(record_id, body, trust),
-    )
+    return await _revised(state, request, key, 200, lambda r: r.retract(record_id, body, trust))
 
 
 @router.post(
@@ -149,10 +146,4 @@ async def contest(
     trust: WriteTrust,
     key: IdempotencyKeyDep,
 ) -> ContestResult:
-    return await writing_once(
-        state,
-        request,
-        key,
-        200,
-        lambda s: RevisionService(s, state.policy).contest(record_id, body, trust),
-    )
+    return await _revised(state, request, key, 200, lambda r: r.contest(record_id, body, trust))
