@@ -283,16 +283,19 @@ def latency() -> list[Figure]:
     return figures
 
 
-def latency_quiet() -> list[Figure]:
-    """bench/latency.py re-run on a quiet machine: rows named by the bench's operations,
-    per store p50 / p95, statements and CPU."""
+def latency_today() -> list[Figure]:
+    """bench/latency.py, the latest pair of runs: rows named by the bench's operations,
+    per store p50, statements and CPU, before (`…-2000-bd155e0.json`) → after
+    (`…-2000.json`, the code beside it)."""
     figures = []
     for i, store in enumerate(STORES):
-        for op, x in load(f"latency-{store}-2000.json")["operations"].items():
+        before = load(f"latency-{store}-2000-bd155e0.json")["operations"]
+        for op, y in load(f"latency-{store}-2000.json")["operations"].items():
+            x = before[op]
             cells = (
-                f"{x['p50_ms']:.1f} / {x['p95_ms']:.1f}",
-                f"{x['statements']:.0f}",
-                f"{x['cpu_ms']:.1f}",
+                f"{x['p50_ms']:.1f} → **{y['p50_ms']:.1f}**",
+                f"{x['statements']:.0f} → {y['statements']:.0f}",
+                f"{x['cpu_ms']:.1f} → {y['cpu_ms']:.1f}",
             )
             for j, cell in enumerate(cells):
                 source = f"latency-{store}-2000.json: {op}"
@@ -300,7 +303,7 @@ def latency_quiet() -> list[Figure]:
     return figures
 
 
-FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_quiet()
+FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_today()
 
 
 def table_row(text: str, first_cell: str) -> list[str]:
