@@ -3,7 +3,7 @@ each seed in its scope (one statement for all seeds, correlated index look-ups).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from functools import cache
 from typing import Any
 
@@ -23,7 +23,7 @@ from app.retrieve.repository import RecordHeader, header_columns, header_from
 _SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
 # Episodes looked at on each side of a seed beyond the `radius` it needs: the look-ups
 # ignore the request's filters (their statement is built once), so a spare lets one
-# filtered-out episode per side pass without the filtered walk of `_exact`.
+# filtered-out episode per side pass without a walk under the filters.
 _SPARE = 1
 
 
@@ -45,7 +45,7 @@ def temporal_neighbours(
     `radius + _SPARE` nearest episodes on each side by index look-ups that know no filter
     (built once per shape), joined by primary key to their headers, which the filters
     (appearing once) mark as passing or not. A side whose every candidate the filters
-    left out is walked again under the filters (`_exact`), for those seeds only."""
+    left out is walked again under the filters, for those seeds only."""
     dialect = dialect_of(session)
     clauses = query_clauses(records, dialect)
     columns = header_columns(dialect, mentioning)
@@ -56,38 +56,57 @@ def temporal_neighbours(
         if not ids:
             continue
         near = _near(in_scope, radius + _SPARE)
-        slots = [c for c in near.c if c.name != "seed_id"]
-        # The filters are a column, not the join's condition: in the condition, SQLite
-        # without statistics (a new store) read the whole scope for each seed through
-        # the scope index instead of looking each candidate up by primary key.
-        passes = case((and_(*clauses), True), else_=False)
-        stmt = select(near.c.seed_id, *slots, passes, *columns).outerjoin(
-            RecordRow, _among_slots(dialect, slots)
-        )
-        candidates: dict[str, list[str | None]] = {}
-        passing: set[str] = set()
-        for seed_id, *values in session.execute(stmt, {"seed_ids": ids}):
-            candidates[seed_id] = values[: len(slots)]
-            passed, header = values[len(slots)], values[len(slots) + 1 :]
-            if header[0] is not None and passed:
-                found[header[0]] = header_from(records.now, header)
-                passing.add(header[0])
+        candidates = _candidates(session, near, ids, clauses, columns, records.now, found)
         walk_again = []
         for seed_id, slot_ids in candidates.items():
-            picked = _picked(slot_ids, passing, radius)
+            picked = _picked(slot_ids, found, radius)
             if picked is None:
                 walk_again.append(seed_id)
             else:
                 out[seed_id] = picked
         if walk_again:
-            exact, headers = _exact(session, walk_again, in_scope, records, radius, columns)
-            out.update(exact)
-            found.update(headers)
+            # Look-ups under the filters: every candidate they find passes, so a side
+            # runs out only where the scope does.
+            walk = _near_lookups(in_scope, radius, [*clauses, _episodic()], "near_exact")
+            candidates = _candidates(
+                session, walk, walk_again, clauses, columns, records.now, found
+            )
+            out.update(
+                (sid, _picked(slots, found, radius) or []) for sid, slots in candidates.items()
+            )
     return out, found
 
 
+def _candidates(
+    session: Session,
+    near: CTE,
+    seed_ids: Sequence[str],
+    clauses: Sequence[ColumnElement[bool]],
+    columns: Sequence[Any],
+    now: float,
+    found: dict[str, RecordHeader],
+) -> dict[str, list[str | None]]:
+    """seed id → its candidates' ids (the slots of `near`, NULL where the scope has no
+    more); the headers of the candidates passing `clauses` are added to `found`."""
+    slots = [c for c in near.c if c.name != "seed_id"]
+    # The filters are a column, not the join's condition: in the condition, SQLite
+    # without statistics (a new store) read the whole scope for each seed through the
+    # scope index instead of looking each candidate up by primary key.
+    passes = case((and_(*clauses), True), else_=False)
+    stmt = select(near.c.seed_id, *slots, passes, *columns).outerjoin(
+        RecordRow, _among_slots(dialect_of(session), slots)
+    )
+    candidates: dict[str, list[str | None]] = {}
+    for seed_id, *values in session.execute(stmt, {"seed_ids": list(seed_ids)}):
+        candidates[seed_id] = values[: len(slots)]
+        passed, header = values[len(slots)], values[len(slots) + 1 :]
+        if header[0] is not None and passed:
+            found[header[0]] = header_from(now, header)
+    return candidates
+
+
 def _picked(
-    slot_ids: Sequence[str | None], passing: set[str], radius: int
+    slot_ids: Sequence[str | None], passing: Container[str], radius: int
 ) -> list[tuple[str, int]] | None:
     """(id, distance) of a seed's filtered neighbours from its candidates (slots: before
     nearest-first, then after nearest-first), or None when a side ran out of candidates
@@ -105,14 +124,20 @@ def _picked(
 
 @cache
 def _near(in_scope: bool, width: int) -> CTE:
+    """The look-ups that know no filter but the type, built once per shape."""
+    return _near_lookups(in_scope, width, (_episodic(),), "near")
+
+
+def _near_lookups(
+    in_scope: bool, width: int, clauses: Sequence[ColumnElement[bool]], name: str
+) -> CTE:
     """seed_id and, per seed of the `seed_ids` parameter, the ids of the `width` nearest
-    episodes before it (nearest first), then of the `width` after it, in its scope or
-    among unscoped records; NULL where the scope has no more."""
+    records passing `clauses` before it (nearest first), then of the `width` after it, in
+    its scope or among unscoped records; NULL where the scope has no more."""
     seed = _SEED
     same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
-    episodic = [_episodic()]
     lookups = [
-        _adjacent(seed, same_scope, episodic, before, skip=k).label(f"near_{i}")
+        _adjacent(seed, same_scope, clauses, before, skip=k).label(f"near_{i}")
         for i, (before, k) in enumerate(
             (before, k) for before in (True, False) for k in range(width)
         )
@@ -122,44 +147,9 @@ def _near(in_scope: bool, width: int) -> CTE:
     return (
         select(seed.id.label("seed_id"), *lookups)
         .where(seed.id.in_(ids))
-        .cte("near")
+        .cte(name)
         .prefix_with("MATERIALIZED")
     )
-
-
-def _exact(
-    session: Session,
-    seed_ids: Sequence[str],
-    in_scope: bool,
-    records: RecordQuery,
-    radius: int,
-    columns: Sequence[Any],
-) -> tuple[Neighbours, dict[str, RecordHeader]]:
-    """The neighbours of `seed_ids` by look-ups that walk under the filters (each seed
-    finds its `radius` nearest passing episodes per side however many fail)."""
-    dialect = dialect_of(session)
-    clauses = [*query_clauses(records, dialect), _episodic()]
-    seed = _SEED
-    same_scope = RecordRow.scope == seed.scope if in_scope else RecordRow.scope.is_(None)
-    order = [(d, before) for d in range(1, radius + 1) for before in (True, False)]
-    lookups = [
-        _adjacent(seed, same_scope, clauses, before, skip=d - 1).label(f"near_{i}")
-        for i, (d, before) in enumerate(order)
-    ]
-    pairs = select(seed.id.label("seed_id"), *lookups).where(seed.id.in_(list(seed_ids)))
-    near = pairs.cte("near_exact").prefix_with("MATERIALIZED")
-    slots = [near.c[f"near_{i}"] for i in range(len(lookups))]
-    stmt = select(near.c.seed_id, *slots, *columns).outerjoin(
-        RecordRow, _among_slots(dialect, slots)
-    )
-    out: Neighbours = {}
-    found: dict[str, RecordHeader] = {}
-    for seed_id, *values in session.execute(stmt):
-        near_ids, header = values[: len(slots)], values[len(slots) :]
-        out[seed_id] = [(rid, d) for rid, (d, _) in zip(near_ids, order, strict=True) if rid]
-        if header[0] is not None:
-            found[header[0]] = header_from(records.now, header)
-    return out, found
 
 
 def _episodic() -> ColumnElement[bool]:
@@ -190,9 +180,9 @@ def _adjacent(
     """The id of the filtered episodic record right before/after `seed` in (created_at, id)
     (with `skip`, the one that many places further out).
 
-    The bound on created_at is a plain range (`<=` / `>=`) so the (scope, type,
-    created_at) index walks from the seed outwards and stops at the first row that
-    passes the filters; the tie on equal timestamps is settled by a residual filter."""
+    The bound on created_at is a plain range (`<=` / `>=`) so the (scope, created_at, id)
+    index walks from the seed outwards and stops at the first row that passes the
+    filters; the tie on equal timestamps is settled by a residual filter."""
     if before:
         side = and_(
             RecordRow.created_at <= seed.created_at,
