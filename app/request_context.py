@@ -62,7 +62,7 @@ class RequestContextMiddleware:
                 if not any(name.lower() == _HEADER for name, _ in headers):
                     headers.append((_HEADER, request_id.encode("ascii")))
                 token = (scope.get("state") or {}).get("consistency_token")
-                if token:  # a write's commit position, with read replicas (app/deps.py)
+                if token:  # a write's commit position, with read replicas (request_work)
                     headers.append((_TOKEN, token.encode("ascii")))
                 message = {**message, "headers": headers}
             await send(message)

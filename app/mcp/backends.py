@@ -27,7 +27,7 @@ FORWARDED = (
     "x-membrane-max-sensitivity",
     "x-membrane-scopes",
     "x-request-id",
-    "membrane-consistency-token",
+    TOKEN_HEADER.lower(),
 )
 
 
