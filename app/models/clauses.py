@@ -23,9 +23,16 @@ from app.trust import Visibility
 
 def visible(vis: Visibility, rec: Any = RecordRow) -> ColumnElement[bool]:
     """`vis` as SQL over `rec` (the records table, or an alias of it in a join)."""
-    cond: ColumnElement[bool] = rec.sensitivity <= vis.max_rank
-    if vis.scopes is not None:
-        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(sorted(vis.scopes))))
+    return read_rule(rec, vis.max_rank, sorted(vis.scopes) if vis.scopes is not None else None)
+
+
+def read_rule(rec: Any, max_rank: Any, scopes: Any | None) -> ColumnElement[bool]:
+    """The read rule over `rec` for a ceiling and the readable scopes (None: every scope),
+    given as values or as bind parameters (app/records/clauses.py builds statements once
+    with the parameters)."""
+    cond: ColumnElement[bool] = rec.sensitivity <= max_rank
+    if scopes is not None:
+        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(scopes)))
     return cond
 
 
@@ -64,16 +71,30 @@ def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
     return listed
 
 
+def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
+    """`among` with the ids left to the bind parameter `name` (a list given at execution),
+    for statements built once."""
+    if dialect == "postgresql":
+        cond: ColumnElement[bool] = column == any_(bindparam(name, type_=postgresql.ARRAY(String)))
+        return cond
+    listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True))
+    return listed
+
+
 def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
     # SQLite's multi-argument max() is a scalar function; PostgreSQL calls it greatest().
     return func.max(a, b) if dialect == "sqlite" else func.greatest(a, b)
 
 
-def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> ColumnElement[float]:
-    """`app.decay_math.current_salience` in SQL, branch for branch. CASE branches
-    are evaluated lazily, so `ln` never sees 0 and the product never underflows."""
+def current_salience_sql(
+    dialect: str, now: float | ColumnElement[float], table: Any = RecordRow
+) -> ColumnElement[float]:
+    """`app.decay_math.current_salience` in SQL, branch for branch, at `now` (a value or
+    a bind parameter). CASE branches are evaluated lazily, so `ln` never sees 0 and the
+    product never underflows."""
+    at = now if isinstance(now, ColumnElement) else literal(now, Float)
     s0 = table.salience_base
-    ratio = greatest(dialect, literal(now, Float) - table.salience_t0, 0.0) / table.half_life_s
+    ratio = greatest(dialect, at - table.salience_t0, 0.0) / table.half_life_s
     linear_factor = 1.0 - ratio / 2.0
     is_linear = table.decay_curve == "linear"
     decayed = case(
@@ -85,7 +106,5 @@ def current_salience_sql(dialect: str, now: float, table: Any = RecordRow) -> Co
         else_=s0 * func.power(2.0, -ratio),
     )
     floored = greatest(dialect, decayed, table.min_salience)
-    expired = and_(
-        table.max_age_s.is_not(None), table.created_at + table.max_age_s <= literal(now, Float)
-    )
+    expired = and_(table.max_age_s.is_not(None), table.created_at + table.max_age_s <= at)
     return case((table.pinned.is_(True), table.salience_base), (expired, 0.0), else_=floored)

@@ -7,7 +7,7 @@ from collections.abc import Container, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, any_, bindparam, case, or_, select
+from sqlalchemy import Select, and_, any_, bindparam, case, or_, select
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
@@ -16,9 +16,15 @@ from sqlalchemy.sql.selectable import CTE
 from app.db import dialect_of
 from app.enums import MemoryType
 from app.models import RecordRow
-from app.records.clauses import query_clauses
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
-from app.retrieve.repository import RecordHeader, header_columns, header_from
+from app.retrieve.header_repository import (
+    HEADER_WIDTH,
+    RecordHeader,
+    header_columns,
+    header_from,
+    mentioning_params,
+)
 
 _SEED = aliased(RecordRow, name="seed")  # built once: an alias per call costs CPU
 # Episodes looked at on each side of a seed beyond the `radius` it needs: the look-ups
@@ -46,17 +52,17 @@ def temporal_neighbours(
     (built once per shape), joined by primary key to their headers, which the filters
     (appearing once) mark as passing or not. A side whose every candidate the filters
     left out is walked again under the filters, for those seeds only."""
-    dialect = dialect_of(session)
-    clauses = query_clauses(records, dialect)
-    columns = header_columns(dialect, mentioning)
+    shape = filter_shape(records, dialect_of(session))
+    params = {**filter_params(records), **mentioning_params(mentioning)}
+    mentions = bool(mentioning)
     out: Neighbours = {}
     found: dict[str, RecordHeader] = {}
     for in_scope in (True, False):
         ids = [s.id for s in seeds if (s.scope is not None) is in_scope]
         if not ids:
             continue
-        near = _near(in_scope, radius + _SPARE)
-        candidates = _candidates(session, near, ids, clauses, columns, records.now, found)
+        stmt = _candidates_statement(shape, mentions, in_scope, radius + _SPARE, exact=False)
+        candidates = _candidates(session, stmt, {**params, "seed_ids": ids}, records.now, found)
         walk_again = []
         for seed_id, slot_ids in candidates.items():
             picked = _picked(slot_ids, found, radius)
@@ -67,39 +73,50 @@ def temporal_neighbours(
         if walk_again:
             # Look-ups under the filters: every candidate they find passes, so a side
             # runs out only where the scope does.
-            walk = _near_lookups(in_scope, radius, [*clauses, _episodic()], "near_exact")
-            candidates = _candidates(
-                session, walk, walk_again, clauses, columns, records.now, found
-            )
+            stmt = _candidates_statement(shape, mentions, in_scope, radius, exact=True)
+            again = {**params, "seed_ids": walk_again}
+            candidates = _candidates(session, stmt, again, records.now, found)
             out.update(
                 (sid, _picked(slots, found, radius) or []) for sid, slots in candidates.items()
             )
     return out, found
 
 
-def _candidates(
-    session: Session,
-    near: CTE,
-    seed_ids: Sequence[str],
-    clauses: Sequence[ColumnElement[bool]],
-    columns: Sequence[Any],
-    now: float,
-    found: dict[str, RecordHeader],
-) -> dict[str, list[str | None]]:
-    """seed id → its candidates' ids (the slots of `near`, NULL where the scope has no
-    more); the headers of the candidates passing `clauses` are added to `found`."""
+@cache
+def _candidates_statement(
+    shape: FilterShape, mentioning: bool, in_scope: bool, width: int, *, exact: bool
+) -> Select[Any]:
+    """Per seed of the `seed_ids` parameter: its candidate slots (`_near_lookups`: the
+    look-ups know no filter but the type, or with `exact` every filter), whether the
+    candidate passes the filters, and its header; built once per shape."""
+    clauses = bound_clauses(shape)
+    filters = (*clauses, _episodic()) if exact else (_episodic(),)
+    near = _near_lookups(in_scope, width, filters, "near_exact" if exact else "near")
     slots = [c for c in near.c if c.name != "seed_id"]
     # The filters are a column, not the join's condition: in the condition, SQLite
     # without statistics (a new store) read the whole scope for each seed through the
     # scope index instead of looking each candidate up by primary key.
     passes = case((and_(*clauses), True), else_=False)
-    stmt = select(near.c.seed_id, *slots, passes, *columns).outerjoin(
-        RecordRow, _among_slots(dialect_of(session), slots)
+    columns = header_columns(shape.dialect, mentioning)
+    return select(near.c.seed_id, *slots, passes, *columns).outerjoin(
+        RecordRow, _among_slots(shape.dialect, slots)
     )
+
+
+def _candidates(
+    session: Session,
+    stmt: Select[Any],
+    params: dict[str, Any],
+    now: float,
+    found: dict[str, RecordHeader],
+) -> dict[str, list[str | None]]:
+    """seed id → its candidates' ids (the slots of `stmt`, NULL where the scope has no
+    more); the headers of the candidates passing the filters are added to `found`."""
+    width = len(stmt.selected_columns) - HEADER_WIDTH - 2  # seed_id and `passes` aside
     candidates: dict[str, list[str | None]] = {}
-    for seed_id, *values in session.execute(stmt, {"seed_ids": list(seed_ids)}):
-        candidates[seed_id] = values[: len(slots)]
-        passed, header = values[len(slots)], values[len(slots) + 1 :]
+    for seed_id, *values in session.execute(stmt, params):
+        candidates[seed_id] = values[:width]
+        passed, header = values[width], values[width + 1 :]
         if header[0] is not None and passed:
             found[header[0]] = header_from(now, header)
     return candidates
@@ -120,12 +137,6 @@ def _picked(
         picked += [(rid, d) for d, rid in enumerate(kept, start=1)]
     # distances interleave as the filtered walk gives them: nearest first
     return sorted(picked, key=lambda p: p[1])
-
-
-@cache
-def _near(in_scope: bool, width: int) -> CTE:
-    """The look-ups that know no filter but the type, built once per shape."""
-    return _near_lookups(in_scope, width, (_episodic(),), "near")
 
 
 def _near_lookups(

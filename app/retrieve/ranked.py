@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from app.models import RecordRow
 from app.retrieve import repository as search_repo
+from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranking import Components
-from app.retrieve.repository import RecordHeader
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE
 from app.trust import TrustContext
 

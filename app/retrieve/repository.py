@@ -1,21 +1,26 @@
-"""Retrieval SQL: lexical candidates per backend, light candidate rows, salience order,
-temporal neighbours.
+"""Retrieval SQL: lexical candidates per backend, full rows, salience order (light
+candidate rows: header_repository.py; temporal neighbours: neighbour_repository.py).
 
 Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query terms:
 SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
 column (app/retrieve/pg_text_repository.py). Callers pass a RecordQuery; its clauses come from
-app.records.repository.query_clauses, so retrieval and listing agree on visibility.
+app.records.clauses (`query_clauses`, or `bound_clauses` in statements built once per
+filter shape), so retrieval and listing agree on visibility.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    Float,
     Integer,
+    Select,
     Text,
+    bindparam,
     case,
     column,
     func,
@@ -28,15 +33,18 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
-from app import clock
 from app.db import dialect_of
-from app.decay_math import current_salience, expiry
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
-from app.models.clauses import among, current_salience_sql
-from app.records.clauses import query_clauses
+from app.models.clauses import among_param, current_salience_sql
+from app.records.clauses import (
+    FilterShape,
+    bound_clauses,
+    filter_params,
+    filter_shape,
+    query_clauses,
+)
 from app.records.filters import RecordQuery
-from app.relations.clauses import mentions_any
 from app.retrieve import pg_text_repository as pg_text
 
 K1 = 1.2
@@ -214,122 +222,7 @@ def fts5_match(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', "") + '"' for t in terms if t.replace('"', ""))
 
 
-# -- rows --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RecordHeader:
-    """What ranking needs of a record, without decoding its JSON columns."""
-
-    id: str
-    type: str
-    scope: str | None
-    sensitivity: int
-    created_at: float
-    salience: float  # current salience at the request's `now`
-    occurred_at: float | None = None  # when an episodic record's memory happened
-    mentions_named: bool = False  # mentions one of the entities the query names
-
-
-def header_of(row: RecordRow, now: float) -> RecordHeader:
-    salience = row.salience_at(now)
-    return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
-
-
-def _event_time(memory_type: str, first_event: str | None, created_at: float) -> float | None:
-    """When an episodic record's memory happened: its first timeline event's time, or its
-    capture time when the capture gave none (an agent recording as it goes)."""
-    if memory_type != "episodic":
-        return None
-    occurred = clock.epoch_of(first_event)
-    return created_at if occurred is None else occurred
-
-
-def _first_event_time() -> ColumnElement[str]:
-    """The first timeline event's time of an episodic record's payload (JSON path on
-    both stores), as text."""
-    path: ColumnElement[str] = RecordRow.payload[("timeline", 0, "t")].as_string()
-    return path
-
-
-def headers(
-    session: Session,
-    ids: Sequence[str],
-    records: RecordQuery,
-    mentioning: Sequence[str] = (),
-) -> dict[str, RecordHeader]:
-    """The records among `ids` that `records` admits, as light ranking candidates; each
-    flagged when it mentions one of the entities `mentioning` (live ones the caller may
-    read in full: the caller checks)."""
-    if not ids:
-        return {}
-    dialect = dialect_of(session)
-    clauses = query_clauses(records, dialect)
-    stmt = select(*header_columns(dialect, mentioning)).where(
-        among(RecordRow.id, ids, dialect), *clauses
-    )
-    out: dict[str, RecordHeader] = {}
-    for values in session.execute(stmt):
-        header = header_from(records.now, values)
-        out[header.id] = header
-    return out
-
-
-HEADER_WIDTH = 14  # the columns of header_columns
-
-
-def header_columns(dialect: str, mentioning: Sequence[str]) -> list[Any]:
-    """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
-    needs of a record of the enclosing query's `records` table."""
-    r = RecordRow
-    mentions: ColumnElement[bool] = (
-        mentions_any(r.id, mentioning, dialect) if mentioning else literal(False)
-    )
-    event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
-    return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
-
-
-def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
-    """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
-    rid, typ, scope, sens, created, event, mentioning, *decay = values
-    salience = _salience(now, created, *decay)
-    occurred = _event_time(typ, event, created)
-    return RecordHeader(rid, typ, scope, sens, created, salience, occurred, bool(mentioning))
-
-
-_DECAY_COLUMNS = (
-    RecordRow.salience_base,
-    RecordRow.salience_t0,
-    RecordRow.half_life_s,
-    RecordRow.decay_curve,
-    RecordRow.min_salience,
-    RecordRow.pinned,
-    RecordRow.max_age_s,
-)
-
-
-def _salience(
-    now: float,
-    created: float,
-    s0: float,
-    t0: float,
-    half: float,
-    curve: str,
-    floor: float,
-    pinned: bool,
-    max_age: float | None,
-) -> float:
-    """`RecordRow.salience_at` over the columns of `_DECAY_COLUMNS`."""
-    return current_salience(
-        s0,
-        t0,
-        now,
-        half_life_s=half,
-        curve=curve,
-        min_salience=floor,
-        pinned=pinned,
-        expires_at=expiry(created, max_age),
-    )
+# -- full rows -------------------------------------------------------------------------
 
 
 def load(
@@ -339,20 +232,30 @@ def load(
     if not ids:
         return {}
     dialect = dialect_of(session)
-    clauses = query_clauses(records, dialect) if records is not None else []
-    stmt = select(RecordRow).where(among(RecordRow.id, ids, dialect), *clauses)
-    return {r.id: r for r in session.scalars(stmt)}
+    shape = filter_shape(records, dialect) if records is not None else None
+    params = filter_params(records) if records is not None else {}
+    stmt = _load_statement(dialect, shape)
+    return {r.id: r for r in session.scalars(stmt, {**params, "ids": sorted(set(ids))})}
+
+
+@cache
+def _load_statement(dialect: str, shape: FilterShape | None) -> Select[RecordRow]:
+    clauses = bound_clauses(shape) if shape is not None else ()
+    return select(RecordRow).where(among_param(RecordRow.id, "ids", dialect), *clauses)
 
 
 def by_salience(session: Session, records: RecordQuery, limit: int) -> list[RecordRow]:
     """No query: current salience, then layer order, then newest."""
-    dialect = dialect_of(session)
-    clauses = query_clauses(records, dialect)
-    salience = current_salience_sql(dialect, records.now)
-    stmt = (
+    stmt = _by_salience_statement(filter_shape(records, dialect_of(session)))
+    return list(session.scalars(stmt, {**filter_params(records), "limit": limit}))
+
+
+@cache
+def _by_salience_statement(shape: FilterShape) -> Select[RecordRow]:
+    salience = current_salience_sql(shape.dialect, bindparam("f_now", type_=Float))
+    return (
         select(RecordRow)
-        .where(*clauses)
+        .where(*bound_clauses(shape))
         .order_by(salience.desc(), layer_rank(), RecordRow.created_at.desc(), RecordRow.id)
-        .limit(limit)
+        .limit(bindparam("limit"))
     )
-    return list(session.scalars(stmt))

@@ -26,13 +26,14 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import service as relations
+from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
+from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranked import Ranked, lexical_scores, selection_picks, signals_of, sittings_of
 from app.retrieve.ranking import Components
-from app.retrieve.repository import RecordHeader
 from app.retrieve.schemas import (
     RetrievedItem,
     RetrieveRequest,
@@ -118,7 +119,7 @@ class RetrieveService:
         if not (req.query and req.query.strip()):
             rows = search_repo.by_salience(self.session, records, req.limit + VALIDITY_SLACK)
             ranked = Ranked(
-                order=[search_repo.header_of(r, now) for r in rows],
+                order=[header_repo.header_of(r, now) for r in rows],
                 signals=["salience"],
                 rows={r.id: r for r in rows},
             )
@@ -231,7 +232,7 @@ class RetrieveService:
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
         found = {*lexical.full, *(cosine or {}), *entities}
-        metas = search_repo.headers(self.session, list(found), records, linked)
+        metas = header_repo.headers(self.session, list(found), records, linked)
         components = ranking.fuse(lexical_scores(lexical, metas), cosine, entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)

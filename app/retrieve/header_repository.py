@@ -1,0 +1,151 @@
+"""Ranking candidates as light rows (`RecordHeader`): what ranking needs of a record
+(id, type, scope, sensitivity, times, current salience) without decoding its JSON
+columns. The statement is built once per filter shape (app/records/clauses.py); the
+neighbour look-ups (neighbour_repository.py) read the same columns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Select, case, literal, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app import clock
+from app.db import dialect_of
+from app.decay_math import current_salience, expiry
+from app.models import RecordRow
+from app.models.clauses import among_param
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
+from app.records.filters import RecordQuery
+from app.relations.clauses import mentions_any
+
+
+@dataclass(frozen=True)
+class RecordHeader:
+    """What ranking needs of a record, without decoding its JSON columns."""
+
+    id: str
+    type: str
+    scope: str | None
+    sensitivity: int
+    created_at: float
+    salience: float  # current salience at the request's `now`
+    occurred_at: float | None = None  # when an episodic record's memory happened
+    mentions_named: bool = False  # mentions one of the entities the query names
+
+
+def header_of(row: RecordRow, now: float) -> RecordHeader:
+    salience = row.salience_at(now)
+    return RecordHeader(row.id, row.type, row.scope, row.sensitivity, row.created_at, salience)
+
+
+def _event_time(memory_type: str, first_event: str | None, created_at: float) -> float | None:
+    """When an episodic record's memory happened: its first timeline event's time, or its
+    capture time when the capture gave none (an agent recording as it goes)."""
+    if memory_type != "episodic":
+        return None
+    occurred = clock.epoch_of(first_event)
+    return created_at if occurred is None else occurred
+
+
+def _first_event_time() -> ColumnElement[str]:
+    """The first timeline event's time of an episodic record's payload (JSON path on
+    both stores), as text."""
+    path: ColumnElement[str] = RecordRow.payload[("timeline", 0, "t")].as_string()
+    return path
+
+
+def headers(
+    session: Session,
+    ids: Sequence[str],
+    records: RecordQuery,
+    mentioning: Sequence[str] = (),
+) -> dict[str, RecordHeader]:
+    """The records among `ids` that `records` admits, as light ranking candidates; each
+    flagged when it mentions one of the entities `mentioning` (live ones the caller may
+    read in full: the caller checks)."""
+    if not ids:
+        return {}
+    stmt = _headers_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
+    params = {**filter_params(records), **mentioning_params(mentioning), "ids": sorted(set(ids))}
+    out: dict[str, RecordHeader] = {}
+    for values in session.execute(stmt, params):
+        header = header_from(records.now, values)
+        out[header.id] = header
+    return out
+
+
+@cache
+def _headers_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
+    """Built once per shape: the values come as parameters."""
+    among_ids = among_param(RecordRow.id, "ids", shape.dialect)
+    columns = header_columns(shape.dialect, mentioning)
+    return select(*columns).where(among_ids, *bound_clauses(shape))
+
+
+HEADER_WIDTH = 14  # the columns of header_columns
+_MENTIONING = "mentioning_ids"
+
+
+def mentioning_params(mentioning: Sequence[str]) -> dict[str, list[str]]:
+    """The parameter of `header_columns(..., mentioning=True)`: the entities' ids."""
+    return {_MENTIONING: sorted(set(mentioning))}
+
+
+def header_columns(dialect: str, mentioning: bool) -> list[Any]:
+    """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
+    needs of a record of the enclosing query's `records` table; with `mentioning`, whether
+    it mentions one of the entities of `mentioning_params`."""
+    r = RecordRow
+    mentions: ColumnElement[bool] = (
+        mentions_any(r.id, _MENTIONING, dialect) if mentioning else literal(False)
+    )
+    event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
+    return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
+
+
+def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
+    """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
+    rid, typ, scope, sens, created, event, mentioning, *decay = values
+    salience = _salience(now, created, *decay)
+    occurred = _event_time(typ, event, created)
+    return RecordHeader(rid, typ, scope, sens, created, salience, occurred, bool(mentioning))
+
+
+_DECAY_COLUMNS = (
+    RecordRow.salience_base,
+    RecordRow.salience_t0,
+    RecordRow.half_life_s,
+    RecordRow.decay_curve,
+    RecordRow.min_salience,
+    RecordRow.pinned,
+    RecordRow.max_age_s,
+)
+
+
+def _salience(
+    now: float,
+    created: float,
+    s0: float,
+    t0: float,
+    half: float,
+    curve: str,
+    floor: float,
+    pinned: bool,
+    max_age: float | None,
+) -> float:
+    """`RecordRow.salience_at` over the columns of `_DECAY_COLUMNS`."""
+    return current_salience(
+        s0,
+        t0,
+        now,
+        half_life_s=half,
+        curve=curve,
+        min_salience=floor,
+        pinned=pinned,
+        expires_at=expiry(created, max_age),
+    )
