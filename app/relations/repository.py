@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
 
-from sqlalchemy import or_, select
-from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
+from sqlalchemy import Select, bindparam, or_, select
+from sqlalchemy.orm import Session, aliased
 
 from app.models import RecordRow, RelationRow
-from app.models.clauses import visible
+from app.models.clauses import read_rule
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
@@ -75,31 +77,45 @@ _OTHER_END = aliased(RecordRow, name="other_end")
 def outgoing(session: Session, ids: Sequence[str], vis: Visibility) -> list[RelationRow]:
     """Edges from `ids` whose target is a record `vis` may read, or not a record at all
     (an external reference): an edge must not reveal the id of a record beyond trust."""
-    return _edges(session, RelationRow.source_id, RelationRow.target_id, ids, vis)
+    return _edges(session, ids, vis, outgoing=True)
 
 
 def incoming(session: Session, ids: Sequence[str], vis: Visibility) -> list[RelationRow]:
     """Edges into `ids` from records `vis` may read."""
-    return _edges(session, RelationRow.target_id, RelationRow.source_id, ids, vis)
+    return _edges(session, ids, vis, outgoing=False)
 
 
 def _edges(
-    session: Session,
-    this_end: InstrumentedAttribute[str],
-    other_end: InstrumentedAttribute[str],
-    ids: Sequence[str],
-    vis: Visibility,
+    session: Session, ids: Sequence[str], vis: Visibility, *, outgoing: bool
 ) -> list[RelationRow]:
     if not ids:
         return []
+    stmt = _edges_statement(outgoing, vis.scopes is not None)
+    params = {
+        "ids": list(set(ids)),
+        "rank": vis.max_rank,
+        "readable": sorted(vis.scopes) if vis.scopes is not None else [],
+    }
+    return list(session.scalars(stmt, params))
+
+
+@cache
+def _edges_statement(outgoing: bool, scoped: bool) -> Select[RelationRow]:
+    """Built once per direction and trust shape (rebuilding it cost a read ~0.3 ms)."""
+    this_end, other_end = RelationRow.source_id, RelationRow.target_id
+    if not outgoing:
+        this_end, other_end = other_end, this_end
     other = _OTHER_END
-    stmt = (
+    readable: Any = bindparam("readable", expanding=True) if scoped else None
+    return (
         select(RelationRow)
         .outerjoin(other, other.id == other_end)
-        .where(this_end.in_(list(set(ids))), or_(other.id.is_(None), visible(vis, other)))
+        .where(
+            this_end.in_(bindparam("ids", expanding=True)),
+            or_(other.id.is_(None), read_rule(other, bindparam("rank"), readable)),
+        )
         .order_by(RelationRow.id)
     )
-    return list(session.scalars(stmt))
 
 
 def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationRow]:
