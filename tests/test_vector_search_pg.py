@@ -42,7 +42,7 @@ def search(
     records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
     with db.transaction() as s:
         found = vector_repo.nearest(
-            s, Tier.pgvector, QUERY, records, limit, small_scope=small, ef_search=ef_search
+            s, Tier.pgvector, lambda: QUERY, records, limit, small_scope=small, ef_search=ef_search
         )
         return found, str(s.scalar(text("SHOW hnsw.ef_search")))
 

@@ -268,11 +268,6 @@ class RetrieveService:
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
-        try:
-            vector = embedding.result()
-        except EmbeddingError:
-            log.warning("query embedding failed; ranking without vectors", exc_info=True)
-            return None
         scopes = records.filter.scopes
         selective = bool(records.filter.tags_all) or (
             bool(scopes)
@@ -281,17 +276,21 @@ class RetrieveService:
                 self.session, scopes, vector_cache.listing_bound(pool)
             )
         )
-        return vector_repo.nearest(
-            self.session,
-            self.tier,
-            vector,
-            records,
-            pool,
-            also,
-            small_scope=small_scope,
-            ef_search=self.settings.ef_search,
-            selective=selective,
-        )
+        try:
+            return vector_repo.nearest(
+                self.session,
+                self.tier,
+                embedding.result,  # waited for once SQLite has listed the candidates
+                records,
+                pool,
+                also,
+                small_scope=small_scope,
+                ef_search=self.settings.ef_search,
+                selective=selective,
+            )
+        except EmbeddingError:
+            log.warning("query embedding failed; ranking without vectors", exc_info=True)
+            return None
 
     def _name_look_up(
         self, query: str, req: RetrieveRequest, trust: TrustContext

@@ -5,7 +5,7 @@ or replaced)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,7 +113,7 @@ def listing_bound(limit: int) -> int:
 
 def sqlite_nearest(
     session: Session,
-    q: np.ndarray,
+    query: Callable[[], np.ndarray],
     clauses: Sequence[ColumnElement[bool]],
     limit: int,
     also: Sequence[str],
@@ -121,6 +121,8 @@ def sqlite_nearest(
     selective: bool,
 ) -> dict[str, float]:
     """record id → cosine of the `limit` nearest records passing `clauses`, plus `also`.
+    `query` gives the query's unit vector; it is asked for once the candidates are listed
+    (the query embedding may still be running meanwhile, on another core).
 
     `selective`: the filter may name few records (a small scope, some tags); they are
     listed (at most 32 x limit + 1) and, when few, scored alone. Otherwise, or when the
@@ -143,6 +145,7 @@ def sqlite_nearest(
     with cache.lock:
         _refresh(session, cache, removals, max_rowid)
         matrix, ids, position = cache.snapshot()
+    q = query()
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
     n = len(ids)
@@ -154,10 +157,11 @@ def sqlite_nearest(
     else:
         chosen = _best_passing(session, matrix @ q, ids, clauses, limit)
     out = {ids[i]: s for i, s in chosen}
-    for rid in also:
-        at = position.get(rid, n)  # rows appended after the snapshot are not in it
-        if rid not in out and at < n:
-            out[rid] = float(matrix[at] @ q)
+    # Rows appended after the snapshot are not in it.
+    extra = [(rid, at) for rid in also if rid not in out and (at := position.get(rid, n)) < n]
+    if extra:
+        sims = matrix[[at for _, at in extra]] @ q
+        out.update((rid, float(sim)) for (rid, _), sim in zip(extra, sims, strict=True))
     return out
 
 

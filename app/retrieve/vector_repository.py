@@ -6,7 +6,7 @@ filters leave too few hits; SQLite scans exactly over an in-process matrix
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 def nearest(
     session: Session,
     tier: Tier,
-    query: Sequence[float],
+    query: Callable[[], Sequence[float]],
     records: RecordQuery,
     limit: int,
     also: Sequence[str] = (),
@@ -46,18 +46,21 @@ def nearest(
     `limit`; the caller's `MEMBRANE_RANKING__EF_SEARCH`). `selective` (SQLite): the filter
     may name few records, which are then listed first (vector_cache.sqlite_nearest; the
     caller decides with its `listing_bound`: with no scope most of the store passes, and
-    listing up to 6,401 ids cost more than scoring every row)."""
-    q = unit_vector(query)
+    listing up to 6,401 ids cost more than scoring every row). `query` gives the query's
+    vector (it may block until the embedding is done: SQLite asks after its first
+    statement)."""
     clauses = query_clauses(records, dialect_of(session))
+    if tier is Tier.sqlite:
+        vector = lambda: unit_vector(query())  # noqa: E731
+        return sqlite_nearest(session, vector, clauses, limit, also, selective=selective)
     if tier is Tier.pgvector:
+        q = unit_vector(query())
         if small_scope:
             return _pg_exact_with(session, q, clauses, limit, also)
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
         found = _pg_nearest(session, q, clauses, limit, ef)
         missing = [rid for rid in also if rid not in found]
         return {**found, **_pg_similarities(session, q, missing)}
-    if tier is Tier.sqlite:
-        return sqlite_nearest(session, q, clauses, limit, also, selective=selective)
     return {}  # tier 2: no vectors
 
 
