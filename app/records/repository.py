@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Select,
     and_,
+    bindparam,
     delete,
     event,
     insert,
@@ -231,22 +233,28 @@ def latest_episode(
     """(id, payload, sensitivity, created_at) of the live episodic record of `scope`
     captured last, other than `other_than` (the index on scope and created_at, read
     backwards); None when the scope holds none."""
+    stmt = _latest_episode_statement(dialect_of(session))
+    params = {"scope": scope, "other_than": other_than, "statuses": list(LIVE_STATUSES)}
+    row = session.execute(stmt, params).first()
+    return (row[0], row[1], row[2], row[3]) if row is not None else None
+
+
+@cache
+def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], int, float]:
+    """Built once per dialect (building it and its cache key cost more than running it)."""
     r = RecordRow
-    dialect = dialect_of(session)
     # SQLite otherwise walks the type index (every scope's episodes, newest first) until it
     # meets one of this scope: the whole store for a scope that was quiet for a while.
     column: ColumnElement[str] = RecordRow.__table__.c.type
     memory_type = off_index(column) if dialect == "sqlite" else column
-    stmt = (
+    return (
         select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
-            r.scope == scope,
+            r.scope == bindparam("scope"),
             memory_type == MemoryType.episodic.value,
-            status_of(dialect, LIVE_STATUSES).in_(LIVE_STATUSES),
-            r.id != other_than,
+            status_of(dialect, LIVE_STATUSES).in_(bindparam("statuses", expanding=True)),
+            r.id != bindparam("other_than"),
         )
         .order_by(r.created_at.desc())  # (a tie-break on id would sort the whole scope)
         .limit(1)
     )
-    row = session.execute(stmt).first()
-    return (row[0], row[1], row[2], row[3]) if row is not None else None
