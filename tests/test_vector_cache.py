@@ -70,8 +70,7 @@ def nearest(
     flt = RecordFilter(statuses=["active"], types=list(types))
     records = RecordQuery(flt, Visibility(4, None), time.time())
     with db.transaction() as s:
-        clauses = query_clauses(records, "sqlite")
-        return sqlite_nearest(s, lambda: q, clauses, 10, list(also), selective=selective)
+        return sqlite_nearest(s, lambda: q, records, 10, list(also), selective=selective)
 
 
 @pytest.mark.parametrize("selective", [True, False], ids=["listed", "scored-then-checked"])

@@ -6,14 +6,16 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
-from sqlalchemy import and_, select, tuple_
+from sqlalchemy import Select, and_, bindparam, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.db import lock_texts
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
-from app.models.clauses import visible
+from app.models.clauses import read_rule, visible
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -104,12 +106,30 @@ def matching_terms(
     """The entity records named by any of `terms` (normalized) in `scopes` (None: any)."""
     if not terms:
         return []
-    live = and_(RecordRow.status.in_(LIVE_STATUSES), visible(vis, RecordRow))
+    stmt = _matching_statement(scopes is not None, vis.scopes is not None)
+    params = {
+        "terms": list(set(terms)),
+        "scopes": [*(scopes or ()), ""],
+        "statuses": list(LIVE_STATUSES),
+        "rank": vis.max_rank,
+        "readable": sorted(vis.scopes) if vis.scopes is not None else [],
+    }
+    return [NameMatch(rid, term, bool(ok)) for rid, term, ok in session.execute(stmt, params)]
+
+
+@cache
+def _matching_statement(in_scopes: bool, scoped_reader: bool) -> Select[str, str, bool]:
+    """Built once per shape: the look-up runs on every retrieve with a query."""
+    readable: Any = bindparam("readable", expanding=True) if scoped_reader else None
+    live = and_(
+        RecordRow.status.in_(bindparam("statuses", expanding=True)),
+        read_rule(RecordRow, bindparam("rank"), readable),
+    )
     stmt = (
         select(EntityTermRow.record_id, EntityTermRow.term, live)
         .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
-        .where(EntityTermRow.term.in_(list(set(terms))))
+        .where(EntityTermRow.term.in_(bindparam("terms", expanding=True)))
     )
-    if scopes is not None:
-        stmt = stmt.where(EntityTermRow.scope.in_([*scopes, ""]))
-    return [NameMatch(rid, term, bool(ok)) for rid, term, ok in session.execute(stmt)]
+    if in_scopes:
+        stmt = stmt.where(EntityTermRow.scope.in_(bindparam("scopes", expanding=True)))
+    return stmt

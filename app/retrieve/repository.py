@@ -123,23 +123,16 @@ def _sqlite_bm25(
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
-    texts: Any = _fts
-    start: ColumnElement[int] = literal(0)
-    if not records.filter.scopes and records.visibility.scopes is None:
-        bound = _newest_matches_start(terms)
-        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
-        start = bound.c.start
-    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
-    stmt = (
-        select(RecordRow.id, _fts.c.rowid, _RANK, start)
-        .select_from(joined)
-        .where(matching, *query_clauses(records, "sqlite"))
-        .order_by(_RANK)
-        .limit(limit)
-    )
+    store_wide = not records.filter.scopes and records.visibility.scopes is None
+    stmt = _bm25_statement(filter_shape(records, "sqlite"), store_wide)
+    params = {**filter_params(records), "match": matching, "limit": limit}
+    if store_wide:
+        params["newest_match"] = _text_match(terms)
+        params["newest_offset"] = pg_text.MAX_MATCHES - 1
+        params["large_store"] = pg_text.LARGE_STORE
     found: dict[int, tuple[str, float]] = {}
     bounded = False
-    for rid, rowid, score, oldest in session.execute(stmt):
+    for rid, rowid, score, oldest in session.execute(stmt, params):
         found[rowid] = (rid, -float(score))
         bounded = bool(oldest)
     full = dict(found.values())
@@ -158,56 +151,83 @@ def _sqlite_bm25(
     # unscored terms' (0 for a record that holds none of them). The same match as above
     # without those terms, over the found rowids' range: no more rows than the first pass
     # visited (an IN list of the rowids is not handed to FTS5; each is probed alone).
-    rescored = select(_fts.c.rowid, _RANK).where(
-        scored, _fts.c.rowid.between(min(found), max(found))
-    )
+    rescored = {"match": scored, "lowest": min(found), "highest": max(found)}
     without = dict.fromkeys(full, 0.0)
-    for rowid, score in session.execute(rescored):
+    for rowid, score in session.execute(_RESCORED, rescored):
         if rowid in found:
             without[found[rowid][0]] = -float(score)
     return LexicalScores(full, without)
 
 
-def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> ColumnElement[bool] | None:
-    """FTS5's MATCH of any of `terms` in the search text, within `scopes` when given."""
-    match = fts5_match(terms)
-    if not match:
+_MATCH: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(bindparam("match"))
+_RESCORED = select(_fts.c.rowid, _RANK).where(
+    _MATCH, _fts.c.rowid.between(bindparam("lowest"), bindparam("highest"))
+)
+
+
+@cache
+def _bm25_statement(shape: FilterShape, store_wide: bool) -> Select[Any]:
+    """The best matches of the `match` parameter by BM25 under the filters, built once per
+    shape; `store_wide` (no scope: every scope of the store) among the newest MAX_MATCHES
+    matches of `newest_match` only on a large store (`_newest_matches_start`)."""
+    texts: Any = _fts
+    start: ColumnElement[int] = literal(0)
+    if store_wide:
+        bound = _newest_matches_start()
+        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
+        start = bound.c.start
+    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
+    return (
+        select(RecordRow.id, _fts.c.rowid, _RANK, start)
+        .select_from(joined)
+        .where(_MATCH, *bound_clauses(shape))
+        .order_by(_RANK)
+        .limit(bindparam("limit"))
+    )
+
+
+def _text_match(terms: list[str]) -> str:
+    return "search_text : (" + fts5_match(terms) + ")"
+
+
+def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> str | None:
+    """FTS5's MATCH expression of any of `terms` in the search text, within `scopes` when
+    given; None when no term is left to match."""
+    if not fts5_match(terms):
         return None
-    match = "search_text : (" + match + ")"
+    match = _text_match(terms)
     if scopes:
         # The scope is indexed too (migration 0003): FTS5 intersects the text query with
         # the scopes' posting lists and ranks only their records.
         keys = " OR ".join(f'"{fts5_scope_key(s)}"' for s in scopes)
         match = f"scope_key : ({keys}) AND {match}"
-    matching: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(match)
-    return matching
+    return match
 
 
 # records_fts as the walk for the newest matches reads it (the ranking reads it too).
 _NEWEST = _fts.alias("newest")
 
 
-def _newest_matches_start(terms: list[str]) -> CTE:
-    """One row, `start`: on a large store, the rowid from which on the newest MAX_MATCHES
-    records match; 0 when fewer match or the store is smaller. FTS5 computes bm25() for
-    every match it visits (~4 µs each): a query of common words across every scope of
-    200,000 records matched ~50,000 of them. As on PostgreSQL
-    (app/retrieve/pg_text_repository.py), the newest MAX_MATCHES are ranked then.
-    Walking the matches in rowid order computes no score, and the rowid bound keeps FTS5
-    inside that range. Materialized and joined first, so that it is computed once and
-    FTS5 receives the bound as a rowid constraint (one statement with the ranking; the
-    size and the walk used to be two more)."""
-    match = "search_text : (" + fts5_match(terms) + ")"
+def _newest_matches_start() -> CTE:
+    """One row, `start`: on a large store (`large_store` records), the rowid from which on
+    the newest MAX_MATCHES records (`newest_offset` + 1) match the `newest_match`
+    parameter; 0 when fewer match or the store is smaller. FTS5 computes bm25() for every
+    match it visits (~4 µs each): a query of common words across every scope of 200,000
+    records matched ~50,000 of them. As on PostgreSQL (app/retrieve/pg_text_repository.py),
+    the newest MAX_MATCHES are ranked then. Walking the matches in rowid order computes no
+    score, and the rowid bound keeps FTS5 inside that range. Materialized and joined
+    first, so that it is computed once and FTS5 receives the bound as a rowid constraint
+    (one statement with the ranking; the size and the walk used to be two more)."""
     newest = (
         select(_NEWEST.c.rowid)
-        .where(literal_column("newest.records_fts").op("MATCH")(match))
+        .where(literal_column("newest.records_fts").op("MATCH")(bindparam("newest_match")))
         .order_by(_NEWEST.c.rowid.desc())
         .limit(1)
-        .offset(pg_text.MAX_MATCHES - 1)
+        .offset(bindparam("newest_offset"))
         .scalar_subquery()
     )
     largest = literal_column("(SELECT coalesce(max(rowid), 0) FROM records)", Integer)
-    start = case((largest >= pg_text.LARGE_STORE, func.coalesce(newest, 0)), else_=0)
+    start = case((largest >= bindparam("large_store"), func.coalesce(newest, 0)), else_=0)
     return select(start.label("start")).cte("bound").prefix_with("MATERIALIZED")
 
 

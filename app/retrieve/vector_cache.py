@@ -7,14 +7,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
 
 import numpy as np
-from sqlalchemy import Integer, literal_column, select, text
+from sqlalchemy import Integer, Select, bindparam, literal_column, select, text
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import ColumnElement
 
 from app.engine_cache import PerEngine
 from app.models import RecordRow
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
+from app.records.filters import RecordQuery
 
 
 @dataclass
@@ -54,6 +57,7 @@ class _Matrix:
 
 
 _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
+Params = dict[str, Any]  # filter_params of the request's RecordQuery
 
 
 # The change signature of record_embeddings (see _refresh), as two uncorrelated scalar
@@ -93,16 +97,28 @@ def _refresh(session: Session, cache: _Matrix, removals: int, max_rowid: int) ->
 _PASSING_CHUNK = 10_000
 
 
-def _passing(
-    session: Session, ids: Sequence[str], clauses: Sequence[ColumnElement[bool]]
-) -> set[str]:
+def _passing(session: Session, ids: Sequence[str], shape: FilterShape, params: Params) -> set[str]:
     """Which of `ids` pass the filters. A literal IN list lets SQLite look the ids up by
     primary key (an IN over json_each made it scan an index on status instead)."""
     out: set[str] = set()
+    stmt = _passing_statement(shape)
     for start in range(0, len(ids), _PASSING_CHUNK):
         chunk = list(ids[start : start + _PASSING_CHUNK])
-        out.update(session.scalars(select(RecordRow.id).where(RecordRow.id.in_(chunk), *clauses)))
+        out.update(session.scalars(stmt, {**params, "ids": chunk}))
     return out
+
+
+@cache
+def _passing_statement(shape: FilterShape) -> Select[str]:
+    ids: Any = bindparam("ids", expanding=True)
+    return select(RecordRow.id).where(RecordRow.id.in_(ids), *bound_clauses(shape))
+
+
+@cache
+def _listing_statement(shape: FilterShape) -> Select[str, int, int]:
+    """The ids the filters admit, `limit` at most, with the change signature."""
+    admitted = select(RecordRow.id, *_SIGNATURE).where(*bound_clauses(shape))
+    return admitted.limit(bindparam("limit"))
 
 
 def listing_bound(limit: int) -> int:
@@ -114,13 +130,13 @@ def listing_bound(limit: int) -> int:
 def sqlite_nearest(
     session: Session,
     query: Callable[[], np.ndarray],
-    clauses: Sequence[ColumnElement[bool]],
+    records: RecordQuery,
     limit: int,
     also: Sequence[str],
     *,
     selective: bool,
 ) -> dict[str, float]:
-    """record id → cosine of the `limit` nearest records passing `clauses`, plus `also`.
+    """record id → cosine of the `limit` nearest records `records` admits, plus `also`.
     `query` gives the query's unit vector; it is asked for once the candidates are listed
     (the query embedding may still be running meanwhile, on another core).
 
@@ -130,11 +146,11 @@ def sqlite_nearest(
     filter: listing up to 6,401 ids of the whole store took most of an all-scopes
     retrieve, and saturated the API in the soak once the store held a few thousand."""
     small = listing_bound(limit) - 1
+    shape, params = filter_shape(records, "sqlite"), filter_params(records)
     allowed: list[str] | None = None
     if selective:
-        admitted = session.execute(
-            select(RecordRow.id, *_SIGNATURE).where(*clauses).limit(small + 1)
-        ).all()
+        listing = _listing_statement(shape)
+        admitted = session.execute(listing, {**params, "limit": small + 1}).all()
         if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
             return {}
         removals, max_rowid = admitted[0][1], admitted[0][2]
@@ -155,7 +171,7 @@ def sqlite_nearest(
         )
         chosen = _best(rows, matrix[rows] @ q, limit)
     else:
-        chosen = _best_passing(session, matrix @ q, ids, clauses, limit)
+        chosen = _best_passing(session, matrix @ q, ids, shape, params, limit)
     out = {ids[i]: s for i, s in chosen}
     # Rows appended after the snapshot are not in it.
     extra = [(rid, at) for rid in also if rid not in out and (at := position.get(rid, n)) < n]
@@ -178,14 +194,15 @@ def _best_passing(
     session: Session,
     sims: np.ndarray,
     ids: list[str],
-    clauses: Sequence[ColumnElement[bool]],
+    shape: FilterShape,
+    params: Params,
     limit: int,
 ) -> list[tuple[int, float]]:
     """Widen a window over the best rows until `limit` of them pass the filters."""
     every = np.arange(len(ids))
     for window in (4 * limit, 32 * limit, len(ids)):
         top = _best(every, sims, window)
-        ok = _passing(session, [ids[i] for i, _ in top], clauses)
+        ok = _passing(session, [ids[i] for i, _ in top], shape, params)
         passed = [(i, s) for i, s in top if ids[i] in ok]
         if len(passed) >= limit or window >= len(ids):
             return passed[:limit]

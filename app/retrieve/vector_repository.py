@@ -49,12 +49,12 @@ def nearest(
     listing up to 6,401 ids cost more than scoring every row). `query` gives the query's
     vector (it may block until the embedding is done: SQLite asks after its first
     statement)."""
-    clauses = query_clauses(records, dialect_of(session))
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
-        return sqlite_nearest(session, vector, clauses, limit, also, selective=selective)
+        return sqlite_nearest(session, vector, records, limit, also, selective=selective)
     if tier is Tier.pgvector:
         q = unit_vector(query())
+        clauses = query_clauses(records, dialect_of(session))
         if small_scope:
             return _pg_exact_with(session, q, clauses, limit, also)
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
