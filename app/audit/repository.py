@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.models import AuditRow
@@ -32,10 +32,16 @@ def append(
 
 
 def for_record(session: Session, record_id: str, limit: int = 1000) -> list[AuditRow]:
-    stmt = (
-        select(AuditRow).where(AuditRow.record_id == record_id).order_by(AuditRow.id).limit(limit)
-    )
-    return list(session.scalars(stmt))
+    return list(session.scalars(_FOR_RECORD, {"record_id": record_id, "limit": limit}))
+
+
+# Built once: every GET of a record reads its trail.
+_FOR_RECORD = (
+    select(AuditRow)
+    .where(AuditRow.record_id == bindparam("record_id"))
+    .order_by(AuditRow.id)
+    .limit(bindparam("limit"))
+)
 
 
 def tombstone(session: Session, record_id: str) -> AuditRow | None:
