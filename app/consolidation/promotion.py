@@ -79,6 +79,20 @@ class Promotion:
         service = RecordService(self.session, self.policy, settles_facts=True)
         return service.create(spec, self.trust, source_kind="consolidation")
 
+    def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:
+        """New records through the one creation path, written together: a few multi-row
+        INSERTs instead of an ORM flush per record (~4 ms each), then their facts'
+        contradictions settled in the order given."""
+        if not specs:
+            return []
+        service = RecordService(self.session, self.policy, defer_writes=True, settles_facts=True)
+        with record_repo.staging(self.session) as staged:
+            rows = [service.create(spec, self.trust, source_kind="consolidation") for spec in specs]
+        record_repo.insert_staged(self.session, staged)
+        service.settle_staged()
+        self.session.flush()  # what settling wrote: edges and audit entries
+        return rows
+
     def reinforce(
         self,
         record_id: str,

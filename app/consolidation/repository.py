@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Exists,
+    Select,
+    String,
+    bindparam,
     case,
     cast,
     func,
@@ -257,20 +261,34 @@ def same_fact(
     """The oldest active semantic record with this subject, predicate and (text) object
     in `scope` at exactly `sensitivity`."""
     subject, predicate, obj = triple
+    stmt = _same_fact_statement(dialect_of(session), scope is None)
+    params = {
+        "object": obj,
+        "statuses": list(LIVE_STATUSES),
+        "scope": scope,
+        "sensitivity": sensitivity,
+        "subject": subject,
+        "predicate": predicate,
+    }
+    return session.scalar(stmt, params)
+
+
+@cache
+def _same_fact_statement(dialect: str, unscoped: bool) -> Select[str]:
+    """Built once per shape: consolidation looks up every fact it observes."""
     payload = RecordRow.payload
-    stmt = (
+    return (
         select(RecordRow.id)
         .where(
-            fact_object(dialect_of(session)) == obj,
+            fact_object(dialect) == bindparam("object", type_=String()),
             # a literal, not a parameter: it is the partial index's predicate (0005)
             RecordRow.type == literal_column("'semantic'"),
-            RecordRow.status.in_(LIVE_STATUSES),
-            RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
-            RecordRow.sensitivity == sensitivity,
-            payload["subject"].as_string() == subject,
-            payload["predicate"].as_string() == predicate,
+            RecordRow.status.in_(bindparam("statuses", expanding=True)),
+            RecordRow.scope.is_(None) if unscoped else RecordRow.scope == bindparam("scope"),
+            RecordRow.sensitivity == bindparam("sensitivity"),
+            payload["subject"].as_string() == bindparam("subject"),
+            payload["predicate"].as_string() == bindparam("predicate"),
         )
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(1)
     )
-    return session.scalar(stmt)

@@ -90,17 +90,19 @@ def _promote(unit: Promotion, episode_id: str) -> tuple[int, int]:
     episode = record_repo.get(session, episode_id)
     if episode is None or episode.status != "active":
         return 0, 0  # deleted or revised since it was listed
-    created = reinforced = 0
-    for triple in observed_facts(episode.payload):
-        existing = consolidation_repo.same_fact(session, episode.scope, episode.sensitivity, triple)
-        if existing is None:
-            unit.create(_fact_spec(episode.id, episode.scope, episode.sensitivity, triple))
-            created += 1
-            continue
+    scope, rank = episode.scope, episode.sensitivity
+    # The facts of one episode are distinct: none of them can be another's duplicate.
+    found = [
+        (triple, consolidation_repo.same_fact(session, scope, rank, triple))
+        for triple in observed_facts(episode.payload)
+    ]
+    repeated = [existing for _, existing in found if existing is not None]
+    for existing in repeated:
         unit.reinforce(existing, [episode.id], rationale="observed again in a successful episode")
-        reinforced += 1
-    unit.mark([episode.id], {"created": created, "reinforced": reinforced})
-    return created, reinforced
+    new = [_fact_spec(episode.id, scope, rank, t) for t, existing in found if existing is None]
+    unit.create_all(new)
+    unit.mark([episode.id], {"created": len(new), "reinforced": len(repeated)})
+    return len(new), len(repeated)
 
 
 def _fact_spec(episode_id: str, scope: str | None, rank: int, triple: Triple) -> RecordCreate:

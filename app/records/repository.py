@@ -6,7 +6,8 @@ from this module."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -63,13 +64,28 @@ def add_record(
 def track_staged(session: Session) -> list[object]:
     """A list that receives, in order, every row `session.add` stages from now on (what
     `insert_staged` is later given)."""
+    staged, _listener = _tracked(session)
+    return staged
+
+
+@contextmanager
+def staging(session: Session) -> Iterator[list[object]]:
+    """`track_staged` for the rows staged inside the block only."""
+    staged, listener = _tracked(session)
+    try:
+        yield staged
+    finally:
+        event.remove(session, "transient_to_pending", listener)
+
+
+def _tracked(session: Session) -> tuple[list[object], Callable[[Session, object], None]]:
     staged: list[object] = []
 
     def on_staged(_session: Session, row: object) -> None:
         staged.append(row)
 
     event.listen(session, "transient_to_pending", on_staged)
-    return staged
+    return staged, on_staged
 
 
 def insert_staged(session: Session, staged: Sequence[object]) -> None:

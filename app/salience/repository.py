@@ -6,9 +6,10 @@ the domains so that records' filter and the metrics use it too)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Double, func, literal, update
+from sqlalchemy import Double, Update, bindparam, func, literal, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -36,10 +37,24 @@ def _salience_update(session: Session, record_id: str, new_base: Any, now: float
 def reinforce(session: Session, record_id: str, now: float) -> float | None:
     """salience ← min(1, current + gain), clock reset. The row lock the UPDATE takes makes
     concurrent reinforcements queue and each see the previous one's result."""
-    dialect = dialect_of(session)
+    stmt = _reinforce_statement(dialect_of(session))
+    value = session.execute(stmt, {"record_id": record_id, "now": now}).scalar_one_or_none()
+    return None if value is None else float(value)
+
+
+@cache
+def _reinforce_statement(dialect: str) -> Update:
+    """Built once per dialect: consolidation reinforces a fact per repeated observation."""
+    now: Any = bindparam("now", type_=Double)
     current = current_salience_sql(dialect, now)
     new_base = least(dialect, current + RecordRow.reinforcement_gain, 1.0)
-    return _salience_update(session, record_id, new_base, now)
+    return (
+        update(RecordRow)
+        .where(RecordRow.id == bindparam("record_id"))
+        .values(salience_base=new_base, salience_t0=now, updated_at=now)
+        .returning(RecordRow.salience_base)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def penalize(session: Session, record_id: str, amount: float, now: float) -> float | None:
