@@ -234,20 +234,14 @@ class _Run:
         """(created, reinforced), or None when the episode is no longer waiting."""
         if not _waiting(session, episode.id):
             return None
-        created = reinforced = 0
         unit = Promotion(session, self.policy, self.trust, STAGE, self.now)
-        for triple in triples:
-            existing = consolidation_repo.same_fact(
-                session, episode.scope, episode.sensitivity, triple
-            )
-            if existing is None:
-                unit.create(fact_spec(episode, triple, self.cfg.model))
-                created += 1
-            else:
-                unit.reinforce(
-                    existing, [episode.id], rationale="extracted again from another episode"
-                )
-                reinforced += 1
+        created, reinforced = unit.observe_facts(
+            episode.id,
+            (episode.scope, episode.sensitivity),
+            triples,
+            lambda triple: fact_spec(episode, triple, self.cfg.model),
+            rationale="extracted again from another episode",
+        )
         details = {"created": created, "reinforced": reinforced, "model": self.cfg.model}
         audit_repo.append(session, episode.id, DONE, self.trust.actor_id, self.now, details=details)
         return created, reinforced

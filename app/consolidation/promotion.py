@@ -51,6 +51,7 @@ log = logging.getLogger("membrane.consolidation")
 COUNTED_OUTCOMES = ("success", "failure")
 
 PatternKey = tuple[str | None, int, str]  # scope, sensitivity rank, fingerprint
+Triple = tuple[str, str, str]  # a fact: subject, predicate, object
 
 
 def pending_ids(
@@ -74,10 +75,24 @@ class Promotion:
     stage: str
     now: float
 
-    def create(self, spec: RecordCreate) -> RecordRow:
-        """A new record through the one creation path (policy, decay, audit entry)."""
-        service = RecordService(self.session, self.policy, settles_facts=True)
-        return service.create(spec, self.trust, source_kind="consolidation")
+    def observe_facts(
+        self,
+        episode_id: str,
+        where: tuple[str | None, int],
+        triples: Sequence[Triple],
+        spec_of: Callable[[Triple], RecordCreate],
+        rationale: str,
+    ) -> tuple[int, int]:
+        """An episode's facts, in its scope at its sensitivity (`where`): each stored
+        already is reinforced, the others are created together. (created, reinforced)"""
+        scope, rank = where
+        distinct = list(dict.fromkeys(triples))  # a repeated triple is one fact
+        found = [(t, consolidation_repo.same_fact(self.session, scope, rank, t)) for t in distinct]
+        repeated = [existing for _, existing in found if existing is not None]
+        for existing in repeated:
+            self.reinforce(existing, [episode_id], rationale=rationale)
+        self.create_all([spec_of(t) for t, existing in found if existing is None])
+        return len(found) - len(repeated), len(repeated)
 
     def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:
         """New records through the one creation path, written together: a few multi-row
@@ -276,7 +291,7 @@ def _fold(
         tags=[pattern.tag, tag],
         created_by=pattern.created_by,
     )
-    created = unit.create(spec)
+    created = unit.create_all([spec])[0]
     unit.mark(episode_ids, {"record": created.id, "created": True})
     return 1, 0, len(rows)
 

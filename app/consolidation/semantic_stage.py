@@ -16,10 +16,10 @@ episode is processed once across runs and crashes.
 
 from __future__ import annotations
 
-from app.consolidation import repository as consolidation_repo
 from app.consolidation.promotion import (
     UNIT_ERRORS,
     Promotion,
+    Triple,
     pending_ids,
     skip_unit,
     sourced_spec,
@@ -38,8 +38,6 @@ PREDICATE = "observed_in"
 CREATED_BY = "consolidation/structural-semantic"
 MAX_EPISODES_PER_RUN = 100_000  # the default; runs pass the setting
 SUBJECT_CHARS = 1024
-
-Triple = tuple[str, str, str]
 
 
 def observed_facts(payload: StoredJson) -> list[Triple]:
@@ -86,23 +84,18 @@ def run_semantic_stage(
 
 def _promote(unit: Promotion, episode_id: str) -> tuple[int, int]:
     """Facts of one episode: (created, reinforced)."""
-    session = unit.session
-    episode = record_repo.get(session, episode_id)
+    episode = record_repo.get(unit.session, episode_id)
     if episode is None or episode.status != "active":
         return 0, 0  # deleted or revised since it was listed
-    scope, rank = episode.scope, episode.sensitivity
-    # The facts of one episode are distinct: none of them can be another's duplicate.
-    found = [
-        (triple, consolidation_repo.same_fact(session, scope, rank, triple))
-        for triple in observed_facts(episode.payload)
-    ]
-    repeated = [existing for _, existing in found if existing is not None]
-    for existing in repeated:
-        unit.reinforce(existing, [episode.id], rationale="observed again in a successful episode")
-    new = [_fact_spec(episode.id, scope, rank, t) for t, existing in found if existing is None]
-    unit.create_all(new)
-    unit.mark([episode.id], {"created": len(new), "reinforced": len(repeated)})
-    return len(new), len(repeated)
+    created, reinforced = unit.observe_facts(
+        episode.id,
+        (episode.scope, episode.sensitivity),
+        observed_facts(episode.payload),
+        lambda triple: _fact_spec(episode.id, episode.scope, episode.sensitivity, triple),
+        rationale="observed again in a successful episode",
+    )
+    unit.mark([episode.id], {"created": created, "reinforced": reinforced})
+    return created, reinforced
 
 
 def _fact_spec(episode_id: str, scope: str | None, rank: int, triple: Triple) -> RecordCreate:
