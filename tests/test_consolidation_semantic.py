@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from app.consolidation import semantic_stage
 from tests.conftest import auth
 
 A, W, R = auth("admin"), auth("writer"), auth("reader")
@@ -84,3 +86,36 @@ def test_facts_keep_their_episodes_scope_and_sensitivity(client: TestClient) -> 
     assert ("prod key rotated", "high") not in seen
     found = client.post("/v1/retrieve", json={"query": "prod key rotated"}, headers=R).json()
     assert all(i["record"]["sensitivity"] in ("public", "low") for i in found["items"])
+
+
+def test_an_episode_that_cannot_be_promoted_is_skipped_and_its_batch_still_promoted(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Episodes are promoted in batches, one transaction each: an episode whose fact the
+    models refuse rolls its batch back; the batch's other episodes are then promoted one
+    by one and the refused one is marked skipped, with the reason, never retried."""
+    good = [_episode(client, "success", [("deploy", f"fact {i}")]) for i in range(3)]
+    bad = _episode(client, "success", [("deploy", "refused fact")])
+    real = semantic_stage._fact_spec
+
+    def refusing(episode_id: str, scope: str | None, rank: int, triple: Any) -> Any:
+        if triple[2] == "refused fact":
+            raise ValueError("refused by the test")
+        return real(episode_id, scope, rank, triple)
+
+    monkeypatch.setattr(semantic_stage, "_fact_spec", refusing)
+    counts = _run(client)
+    assert (counts["semantic_episodes"], counts["semantic_skipped"]) == (3, 1)
+    assert (counts["semantic_created"], counts["semantic_reinforced"]) == (3, 0)
+    assert sorted(f["payload"]["object"] for f in _facts(client, A)) == [
+        "fact 0",
+        "fact 1",
+        "fact 2",
+    ]
+    for episode_id in [*good, bad]:
+        audit = client.get(f"/v1/records/{episode_id}/audit", headers=A).json()["items"]
+        marks = [a for a in audit if a["action"] == "consolidate:semantic"]
+        assert len(marks) == 1
+        assert ("skipped" in marks[0]["details"]) is (episode_id == bad)
+    again = _run(client)
+    assert (again["semantic_episodes"], again["semantic_skipped"]) == (0, 0)
