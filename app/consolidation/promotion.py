@@ -89,23 +89,29 @@ class Promotion:
         distinct = list(dict.fromkeys(triples))  # a repeated triple is one fact
         found = [(t, consolidation_repo.same_fact(self.session, scope, rank, t)) for t in distinct]
         repeated = [existing for _, existing in found if existing is not None]
-        for existing in repeated:
-            self.reinforce(existing, [episode_id], rationale=rationale)
-        self.create_all([spec_of(t) for t, existing in found if existing is None])
-        return len(found) - len(repeated), len(repeated)
+        new = [spec_of(t) for t, existing in found if existing is None]
+        self.create_all(new, after=lambda: self._reinforce_all(repeated, episode_id, rationale))
+        return len(new), len(repeated)
 
-    def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:
+    def _reinforce_all(self, ids: Sequence[str], episode_id: str, rationale: str) -> None:
+        for record_id in ids:
+            self.reinforce(record_id, [episode_id], rationale=rationale)
+
+    def create_all(
+        self, specs: Sequence[RecordCreate], after: Callable[[], None] = lambda: None
+    ) -> list[RecordRow]:
         """New records through the one creation path, written together: a few multi-row
         INSERTs instead of an ORM flush per record (~4 ms each), then their facts'
-        contradictions settled in the order given."""
-        if not specs:
-            return []
+        contradictions settled in the order given. The rows `after` adds (reinforcements'
+        edges and audit entries) are written with them."""
         service = RecordService(self.session, self.policy, defer_writes=True, settles_facts=True)
         with record_repo.staging(self.session) as staged:
+            after()
             rows = [service.create(spec, self.trust, source_kind="consolidation") for spec in specs]
         record_repo.insert_staged(self.session, staged)
-        service.settle_staged()
-        self.session.flush()  # what settling wrote: edges and audit entries
+        if specs:
+            service.settle_staged()
+            self.session.flush()  # what settling wrote: edges and audit entries
         return rows
 
     def reinforce(
