@@ -173,15 +173,19 @@ def compress_episodes(
     for chunk in transactions_of(groups):
         with db.transaction() as session:
             rows = record_repo.get_many(session, [k.id for group in chunk for k in group])
-            service = RecordService(session, policy)
-            for group in chunk:
-                members = [rows[k.id] for k in group if _still_active(rows.get(k.id))]
-                if len(members) < MIN_GROUP:
-                    continue  # deleted or revised since it was listed
-                service.create(compressed_spec(members), SYSTEM_TRUST, source_kind="consolidation")
-                scale_unaudited(session, [m.id for m in members], source_factor, now)
-                written += 1
-                sources += len(members)
+            # The chunk's records are staged and written together (multi-row INSERTs).
+            service = RecordService(session, policy, defer_writes=True)
+            with record_repo.staging(session) as staged:
+                for group in chunk:
+                    members = [rows[k.id] for k in group if _still_active(rows.get(k.id))]
+                    if len(members) < MIN_GROUP:
+                        continue  # deleted or revised since it was listed
+                    spec = compressed_spec(members)
+                    service.create(spec, SYSTEM_TRUST, source_kind="consolidation")
+                    scale_unaudited(session, [m.id for m in members], source_factor, now)
+                    written += 1
+                    sources += len(members)
+            record_repo.insert_staged(session, staged)
     return {"candidates": len(keys), "compressed_records": written, "compressed_sources": sources}
 
 

@@ -68,14 +68,25 @@ def penalize(session: Session, record_id: str, amount: float, now: float) -> flo
 
 def scale(session: Session, ids: Sequence[str], factor: float, now: float) -> None:
     """salience ← current × factor for `ids`, clock reset (pinned records keep theirs)."""
-    current = current_salience_sql(dialect_of(session), now)
-    stmt = (
+    params = {"ids": list(ids), "factor": factor, "now": now}
+    session.execute(_scale_statement(dialect_of(session)), params)
+
+
+@cache
+def _scale_statement(dialect: str) -> Update:
+    """Built once per dialect: compression scales the sources of every group it writes."""
+    now: Any = bindparam("now", type_=Double)
+    current = current_salience_sql(dialect, now)
+    return (
         update(RecordRow)
-        .where(RecordRow.id.in_(list(ids)), RecordRow.pinned.is_(False))
-        .values(salience_base=current * factor, salience_t0=now, updated_at=now)
+        .where(RecordRow.id.in_(bindparam("ids", expanding=True)), RecordRow.pinned.is_(False))
+        .values(
+            salience_base=current * bindparam("factor", type_=Double),
+            salience_t0=now,
+            updated_at=now,
+        )
         .execution_options(synchronize_session=False)
     )
-    session.execute(stmt)
 
 
 def zero(session: Session, ids: Sequence[str], now: float) -> None:
