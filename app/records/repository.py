@@ -109,9 +109,11 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
         if any(v.keys() != values[0].keys() for v in values):
             session.flush(rows)
             continue
-        # Into the table, not the class: the ORM's bulk INSERT path costs as much again.
-        table = cast(Table, mapper.local_table)
-        session.execute(insert(table), values)
+        # SQLite: into the table, not the class (the ORM's bulk INSERT path cost as much
+        # again); PostgreSQL keeps the ORM's path, whose multi-row VALUES batches were
+        # faster there than the driver's executemany (batch capture 54-63 vs 64-69 ms).
+        target = cast(Table, mapper.local_table) if dialect_of(session) == "sqlite" else cls
+        session.execute(insert(target), values)
         for obj in rows:
             session.expunge(obj)
 
