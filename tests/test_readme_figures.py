@@ -254,7 +254,7 @@ REQUEST_COST_ROWS = {
     "get_record": "`GET /v1/records/{id}`",
     "list": "list (20)",
     "metrics": "`GET /v1/metrics`",
-    "capture": "capture",
+    "capture": "`POST /v1/capture`",
     "batch_100": "batch of 100",
 }
 # Written from two runs of the before-file's code (the plan flipped between them).
@@ -283,24 +283,30 @@ def latency() -> list[Figure]:
     return figures
 
 
-def latency_today() -> list[Figure]:
-    """bench/latency.py, the latest pair of runs: rows named by the bench's operations,
-    per store p50, statements and CPU, before (`…-2000-bd155e0.json`) → after
-    (`…-2000.json`, the code beside it)."""
+def latency_pair(before: str, after: str, label: str) -> list[Figure]:
+    """bench/latency.py, a pair of runs back to back: rows named by the bench's operations
+    (`label`), per store p50, statements and CPU, before (`…-2000-{before}.json`) → after
+    (`…-2000-{after}.json`; `…-2000.json` when `after` is empty: the code beside it)."""
     figures = []
     for i, store in enumerate(STORES):
-        before = load(f"latency-{store}-2000-bd155e0.json")["operations"]
-        for op, y in load(f"latency-{store}-2000.json")["operations"].items():
-            x = before[op]
+        befores = load(f"latency-{store}-2000-{before}.json")["operations"]
+        name = f"latency-{store}-2000{'-' + after if after else ''}.json"
+        for op, y in load(name)["operations"].items():
+            x = befores[op]
             cells = (
                 f"{x['p50_ms']:.1f} → **{y['p50_ms']:.1f}**",
                 f"{x['statements']:.0f} → {y['statements']:.0f}",
                 f"{x['cpu_ms']:.1f} → {y['cpu_ms']:.1f}",
             )
             for j, cell in enumerate(cells):
-                source = f"latency-{store}-2000.json: {op}"
-                figures.append(Figure(source, cell, f"`{op}`", 1 + 3 * i + j))
+                figures.append(Figure(f"{name}: {op}", cell, label.format(op=op), 1 + 3 * i + j))
     return figures
+
+
+def latency_today() -> list[Figure]:
+    """The fifth session's pair (bd155e0 → 4ba658f, rows named plainly) and the sixth's
+    (7603638 → the code beside it, rows named in code type)."""
+    return latency_pair("bd155e0", "4ba658f", "{op}") + latency_pair("7603638", "", "`{op}`")
 
 
 FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_today()
