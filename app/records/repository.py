@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
+    Double,
     Select,
     Table,
     and_,
@@ -35,6 +36,7 @@ from app.models import ProvenanceRow, RecordRow, TagRow
 from app.models.clauses import among as among
 from app.models.clauses import off_index as off_index
 from app.models.clauses import visible as visible
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.clauses import query_clauses as query_clauses
 from app.records.clauses import status_of as status_of
 from app.records.clauses import tags_all_clause as tags_all_clause
@@ -172,17 +174,27 @@ def page(
     after: tuple[float, str] | None,
 ) -> list[RecordRow]:
     """Newest first, stable order (created_at, id) with keyset pagination."""
-    stmt: Select[RecordRow] = select(RecordRow).where(*query_clauses(query, dialect_of(session)))
+    stmt = _page_statement(filter_shape(query, dialect_of(session)), after is not None)
+    params = {**filter_params(query), "limit": limit}
     if after is not None:
-        created, rid = after
+        params["after_created"], params["after_id"] = after
+    return list(session.scalars(stmt, params))
+
+
+@cache
+def _page_statement(shape: FilterShape, paged: bool) -> Select[RecordRow]:
+    """Built once per filter shape (and whether a cursor is given)."""
+    stmt = select(RecordRow).where(*bound_clauses(shape))
+    if paged:
+        created = bindparam("after_created", type_=Double)
+        rid: Any = bindparam("after_id")
         stmt = stmt.where(
             or_(
                 RecordRow.created_at < created,
                 and_(RecordRow.created_at == created, RecordRow.id < rid),
             )
         )
-    stmt = stmt.order_by(RecordRow.created_at.desc(), RecordRow.id.desc()).limit(limit)
-    return list(session.scalars(stmt))
+    return stmt.order_by(RecordRow.created_at.desc(), RecordRow.id.desc()).limit(bindparam("limit"))
 
 
 def remove_record(session: Session, record_id: str) -> None:
