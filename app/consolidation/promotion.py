@@ -39,7 +39,7 @@ from app.records.payload_json import StoredJson
 from app.records.payloads import Payload
 from app.records.policy import PolicyEngine
 from app.records.schemas import Provenance, ProvenanceSource, RecordCreate, RelationSpec
-from app.records.service import RecordService
+from app.records.service import RecordService, staged_writes
 from app.relations import service as relations
 from app.salience.service import reinforce_unaudited
 from app.trust import TrustContext
@@ -90,29 +90,17 @@ class Promotion:
         found = [(t, consolidation_repo.same_fact(self.session, scope, rank, t)) for t in distinct]
         repeated = [existing for _, existing in found if existing is not None]
         new = [spec_of(t) for t, existing in found if existing is None]
-        self.create_all(new, after=lambda: self._reinforce_all(repeated, episode_id, rationale))
+        with staged_writes(self.session, self.policy, settles_facts=True) as service:
+            for record_id in repeated:  # their edges and audit entries are staged too
+                self.reinforce(record_id, [episode_id], rationale=rationale)
+            for spec in new:
+                service.create(spec, self.trust, source_kind="consolidation")
         return len(new), len(repeated)
 
-    def _reinforce_all(self, ids: Sequence[str], episode_id: str, rationale: str) -> None:
-        for record_id in ids:
-            self.reinforce(record_id, [episode_id], rationale=rationale)
-
-    def create_all(
-        self, specs: Sequence[RecordCreate], after: Callable[[], None] = lambda: None
-    ) -> list[RecordRow]:
-        """New records through the one creation path, written together: a few multi-row
-        INSERTs instead of an ORM flush per record (~4 ms each), then their facts'
-        contradictions settled in the order given. The rows `after` adds (reinforcements'
-        edges and audit entries) are written with them."""
-        service = RecordService(self.session, self.policy, defer_writes=True, settles_facts=True)
-        with record_repo.staging(self.session) as staged:
-            after()
-            rows = [service.create(spec, self.trust, source_kind="consolidation") for spec in specs]
-        record_repo.insert_staged(self.session, staged)
-        if specs:
-            service.settle_staged()
-            self.session.flush()  # what settling wrote: edges and audit entries
-        return rows
+    def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:
+        """New records through the one creation path, written together (`staged_writes`)."""
+        with staged_writes(self.session, self.policy, settles_facts=True) as service:
+            return [service.create(spec, self.trust, source_kind="consolidation") for spec in specs]
 
     def reinforce(
         self,

@@ -48,7 +48,7 @@ from app.records.schemas import (
     RecordCreate,
     RelationSpec,
 )
-from app.records.service import RecordService
+from app.records.service import staged_writes
 from app.salience.service import scale_unaudited
 from app.trust import TrustContext
 
@@ -173,9 +173,8 @@ def compress_episodes(
     for chunk in transactions_of(groups):
         with db.transaction() as session:
             rows = record_repo.get_many(session, [k.id for group in chunk for k in group])
-            # The chunk's records are staged and written together (multi-row INSERTs).
-            service = RecordService(session, policy, defer_writes=True)
-            with record_repo.staging(session) as staged:
+            # The chunk's records are written together (multi-row INSERTs).
+            with staged_writes(session, policy) as service:
                 for group in chunk:
                     members = [rows[k.id] for k in group if _still_active(rows.get(k.id))]
                     if len(members) < MIN_GROUP:
@@ -185,7 +184,6 @@ def compress_episodes(
                     scale_unaudited(session, [m.id for m in members], source_factor, now)
                     written += 1
                     sources += len(members)
-            record_repo.insert_staged(session, staged)
     return {"candidates": len(keys), "compressed_records": written, "compressed_sources": sources}
 
 

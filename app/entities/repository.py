@@ -7,7 +7,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, select, tuple_
 from sqlalchemy.orm import Session
@@ -15,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.db import lock_texts
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow
-from app.models.clauses import read_rule, visible
+from app.models.clauses import visibility_params, visible, visible_param
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -111,8 +110,7 @@ def matching_terms(
         "terms": list(set(terms)),
         "scopes": [*(scopes or ()), ""],
         "statuses": list(LIVE_STATUSES),
-        "rank": vis.max_rank,
-        "readable": sorted(vis.scopes) if vis.scopes is not None else [],
+        **visibility_params(vis),
     }
     return [NameMatch(rid, term, bool(ok)) for rid, term, ok in session.execute(stmt, params)]
 
@@ -120,10 +118,9 @@ def matching_terms(
 @cache
 def _matching_statement(in_scopes: bool, scoped_reader: bool) -> Select[str, str, bool]:
     """Built once per shape: the look-up runs on every retrieve with a query."""
-    readable: Any = bindparam("readable", expanding=True) if scoped_reader else None
     live = and_(
         RecordRow.status.in_(bindparam("statuses", expanding=True)),
-        read_rule(RecordRow, bindparam("rank"), readable),
+        visible_param(RecordRow, scoped_reader),
     )
     stmt = (
         select(EntityTermRow.record_id, EntityTermRow.term, live)

@@ -61,24 +61,35 @@ def among(column: Any, ids: Sequence[str], dialect: str) -> ColumnElement[bool]:
     """`column` is one of `ids`. On PostgreSQL one array parameter (`= ANY`): a few
     hundred candidate ids as separate parameters cost more to bind and parse than the
     index look-ups they drive."""
-    wanted = sorted(set(ids))
-    if dialect == "postgresql":
-        cond: ColumnElement[bool] = column == any_(
-            bindparam(None, wanted, type_=postgresql.ARRAY(String))
-        )
-        return cond
-    listed: ColumnElement[bool] = column.in_(wanted)
-    return listed
+    return _among(column, dialect, None, value=sorted(set(ids)))
 
 
 def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
     """`among` with the ids left to the bind parameter `name` (a list given at execution),
     for statements built once."""
+    return _among(column, dialect, name)
+
+
+def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnElement[bool]:
     if dialect == "postgresql":
-        cond: ColumnElement[bool] = column == any_(bindparam(name, type_=postgresql.ARRAY(String)))
+        array = bindparam(name, type_=postgresql.ARRAY(String), **value)
+        cond: ColumnElement[bool] = column == any_(array)
         return cond
-    listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True))
+    listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True, **value))
     return listed
+
+
+def visible_param(rec: Any, scoped: bool) -> ColumnElement[bool]:
+    """`visible` with the ceiling and the readable scopes (`scoped`: the caller reads some
+    scopes only) left to the bind parameters `rank` and `readable` (`visibility_params`),
+    for statements built once."""
+    readable: Any = bindparam("readable", expanding=True) if scoped else None
+    return read_rule(rec, bindparam("rank"), readable)
+
+
+def visibility_params(vis: Visibility) -> dict[str, Any]:
+    """The values of `visible_param`'s parameters."""
+    return {"rank": vis.max_rank, "readable": sorted(vis.scopes) if vis.scopes is not None else []}
 
 
 def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any
 
 from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from app.models import RecordRow, RelationRow
-from app.models.clauses import read_rule
+from app.models.clauses import visibility_params, visible_param
 from app.trust import Visibility
 
 # Every edge written by the service has a partner in the other direction.
@@ -91,12 +90,7 @@ def _edges(
     if not ids:
         return []
     stmt = _edges_statement(outgoing, vis.scopes is not None)
-    params = {
-        "ids": list(set(ids)),
-        "rank": vis.max_rank,
-        "readable": sorted(vis.scopes) if vis.scopes is not None else [],
-    }
-    return list(session.scalars(stmt, params))
+    return list(session.scalars(stmt, {"ids": list(set(ids)), **visibility_params(vis)}))
 
 
 @cache
@@ -106,13 +100,12 @@ def _edges_statement(outgoing: bool, scoped: bool) -> Select[RelationRow]:
     if not outgoing:
         this_end, other_end = other_end, this_end
     other = _OTHER_END
-    readable: Any = bindparam("readable", expanding=True) if scoped else None
     return (
         select(RelationRow)
         .outerjoin(other, other.id == other_end)
         .where(
             this_end.in_(bindparam("ids", expanding=True)),
-            or_(other.id.is_(None), read_rule(other, bindparam("rank"), readable)),
+            or_(other.id.is_(None), visible_param(other, scoped)),
         )
         .order_by(RelationRow.id)
     )
