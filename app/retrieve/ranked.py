@@ -1,6 +1,7 @@
-"""One request's candidates as ranking leaves them (`Ranked`), and what the service
-derives from them without SQL: the selector's picks, the lexical scores fusion takes,
-the sittings, the signals an answer names."""
+"""One request's candidates as its signals find them (`Candidates`) and as ranking
+leaves them (`Ranked`), and what the service derives from them without SQL: the
+selector's picks, the lexical scores fusion takes, the sittings, the signals an answer
+names."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ class Ranked:
     # Whether a loaded record holds for this request (semantic validity windows and
     # conditions live in the payload, so they are checked once rows are loaded).
     holds: Callable[[RecordRow], bool] = lambda _row: True
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a query's signals found: BM25 scores, cosine similarities (None: no vectors),
+    the records of entities the query names, the live readable ones among those
+    (`linked`, which lend a lift), and the headers of every admitted candidate."""
+
+    lexical: search_repo.LexicalScores
+    cosine: dict[str, float] | None
+    entities: list[str]
+    linked: list[str]
+    metas: dict[str, RecordHeader]
 
 
 def selection_picks(ranked: Ranked, trust: TrustContext) -> list[str]:

@@ -11,7 +11,7 @@ filter shape), so retrieval and listing agree on visibility.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -46,6 +46,12 @@ from app.records.clauses import (
 )
 from app.records.filters import RecordQuery
 from app.retrieve import pg_text_repository as pg_text
+from app.retrieve.header_repository import (
+    RecordHeader,
+    header_columns,
+    header_from,
+    mentioning_params,
+)
 
 K1 = 1.2
 B = 0.75
@@ -79,10 +85,13 @@ def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
 @dataclass(frozen=True)
 class LexicalScores:
     """BM25 scores (higher is better) of the lexical candidates: with every query term, and
-    without the `unscored` terms (the same dict when there are none)."""
+    without the `unscored` terms (the same dict when there are none). On SQLite the
+    candidates carry their headers (`headers`, as `header_repository.headers` gives them);
+    on PostgreSQL `headers` is empty and the caller looks them up."""
 
     full: dict[str, float]
     without_unscored: dict[str, float]
+    headers: dict[str, RecordHeader] = field(default_factory=dict)
 
 
 def lexical(
@@ -93,15 +102,16 @@ def lexical(
     *,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
+    mentioning: Sequence[str] = (),
 ) -> LexicalScores:
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the `unscored` ones (the words of names the entity links
     match: see retrieve.terms.unscored_names). `small_scope`: see
-    retrieve.service.SMALL_SCOPE."""
+    retrieve.service.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`."""
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
-        return _sqlite_bm25(session, list(terms), records, limit, unscored)
+        return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning)
     clauses = query_clauses(records, "postgresql")
     scoped = bool(records.filter.scopes)
     full, without = pg_text.bm25(
@@ -119,21 +129,29 @@ def _sqlite_bm25(
     records: RecordQuery,
     limit: int,
     unscored: Sequence[str],
+    mentioning: Sequence[str],
 ) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
     store_wide = not records.filter.scopes and records.visibility.scopes is None
-    stmt = _bm25_statement(filter_shape(records, "sqlite"), store_wide)
-    params = {**filter_params(records), "match": matching, "limit": limit}
+    stmt = _bm25_statement(filter_shape(records, "sqlite"), store_wide, bool(mentioning))
+    params = {
+        **filter_params(records),
+        **mentioning_params(mentioning),
+        "match": matching,
+        "limit": limit,
+    }
     if store_wide:
         params["newest_match"] = _text_match(terms)
         params["newest_offset"] = pg_text.MAX_MATCHES - 1
         params["large_store"] = pg_text.LARGE_STORE
     found: dict[int, tuple[str, float]] = {}
+    headers: dict[str, RecordHeader] = {}
     bounded = False
-    for rid, rowid, score, oldest in session.execute(stmt, params):
-        found[rowid] = (rid, -float(score))
+    for rowid, score, oldest, *header in session.execute(stmt, params):
+        found[rowid] = (header[0], -float(score))
+        headers[header[0]] = header_from(records.now, header)
         bounded = bool(oldest)
     full = dict(found.values())
     silent = set(unscored)
@@ -145,7 +163,7 @@ def _sqlite_bm25(
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
         # names are scored as words.
-        return LexicalScores(full, full)
+        return LexicalScores(full, full, headers)
     # FTS5's bm25() sums one part per query term over the same statistics: the found
     # records' scores under the scored terms alone are their full scores less the
     # unscored terms' (0 for a record that holds none of them). The same match as above
@@ -156,7 +174,7 @@ def _sqlite_bm25(
     for rowid, score in session.execute(_RESCORED, rescored):
         if rowid in found:
             without[found[rowid][0]] = -float(score)
-    return LexicalScores(full, without)
+    return LexicalScores(full, without, headers)
 
 
 _MATCH: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(bindparam("match"))
@@ -166,24 +184,35 @@ _RESCORED = select(_fts.c.rowid, _RANK).where(
 
 
 @cache
-def _bm25_statement(shape: FilterShape, store_wide: bool) -> Select[Any]:
-    """The best matches of the `match` parameter by BM25 under the filters, built once per
-    shape; `store_wide` (no scope: every scope of the store) among the newest MAX_MATCHES
-    matches of `newest_match` only on a large store (`_newest_matches_start`)."""
+def _bm25_statement(shape: FilterShape, store_wide: bool, mentioning: bool) -> Select[Any]:
+    """The best matches of the `match` parameter by BM25 under the filters, with their
+    headers (`header_columns`), built once per shape; `store_wide` (no scope: every scope
+    of the store) among the newest MAX_MATCHES matches of `newest_match` only on a large
+    store (`_newest_matches_start`). The headers are read for the best `limit` only:
+    FTS5 ranks every match, and reading a header's columns for each cost more."""
     texts: Any = _fts
     start: ColumnElement[int] = literal(0)
     if store_wide:
         bound = _newest_matches_start()
         texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
         start = bound.c.start
-    joined = texts.join(RecordRow, literal_column("records.rowid") == _fts.c.rowid)
-    return (
-        select(RecordRow.id, _fts.c.rowid, _RANK, start)
+    joined = texts.join(RecordRow, _fts.c.rowid == _RECORD_ROWID)
+    best = (
+        select(_fts.c.rowid, _RANK.label("rank"), start.label("start"))
         .select_from(joined)
         .where(_MATCH, *bound_clauses(shape))
         .order_by(_RANK)
         .limit(bindparam("limit"))
+        .cte("best")
+        .prefix_with("MATERIALIZED")
     )
+    columns = header_columns(shape.dialect, mentioning)
+    return select(best.c.rowid, best.c.rank, best.c.start, *columns).join_from(
+        best, RecordRow, best.c.rowid == _RECORD_ROWID
+    )
+
+
+_RECORD_ROWID: ColumnElement[int] = literal_column("records.rowid", Integer)
 
 
 def _text_match(terms: list[str]) -> str:

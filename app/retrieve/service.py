@@ -32,7 +32,14 @@ from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.header_repository import RecordHeader
-from app.retrieve.ranked import Ranked, lexical_scores, selection_picks, signals_of, sittings_of
+from app.retrieve.ranked import (
+    Candidates,
+    Ranked,
+    lexical_scores,
+    selection_picks,
+    signals_of,
+    sittings_of,
+)
 from app.retrieve.ranking import Components
 from app.retrieve.schemas import (
     RetrievedItem,
@@ -207,33 +214,10 @@ class RetrieveService:
     def _rank_query(
         self, req: RetrieveRequest, trust: TrustContext, records: RecordQuery
     ) -> Ranked:
-        query = req.query or ""
-        pool = max(self.settings.candidate_pool, req.limit)
-        terms = query_terms(query)
-        embedding = query_vector_soon(self.embedder, query) if self.embedder else None
-        small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
-            self.session, req.scopes, SMALL_SCOPE
-        )
-        # A small store is searched exactly for vectors too: an HNSW walk as wide as
-        # ef_search visits most of it anyway, and costs more than the exact scan.
-        exact = small or (
-            not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
-        )
-        names, scopes = self._name_look_up(query, req, trust)
-        matches = entity_names.names_matching(self.session, names, scopes, trust)
-        named = sorted({m.record_id for m in matches})
-        # Names are scored through the entity links, not as words (terms.unscored_names).
-        silent = unscored_names(terms, {m.term for m in matches if m.readable})
-        lexical = search_repo.lexical(
-            self.session, terms, records, pool, small_scope=small, unscored=silent
-        )
-        entities = named if not req.types or MemoryType.entity in req.types else []
-        cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
-        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
-        linked = sorted({m.record_id for m in matches if m.readable})
-        found = {*lexical.full, *(cosine or {}), *entities}
-        metas = header_repo.headers(self.session, list(found), records, linked)
-        components = ranking.fuse(lexical_scores(lexical, metas), cosine, entities)
+        terms = query_terms(req.query or "")
+        found = self._candidates(req, trust, records, terms)
+        metas, cosine, linked = found.metas, found.cosine, found.linked
+        components = ranking.fuse(lexical_scores(found.lexical, metas), cosine, found.entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
         spread = req.expand_context and self._spread(components, metas, records, trust, linked)
         # After the spread: a record found only as a neighbour may mention the entity too.
@@ -257,6 +241,42 @@ class RetrieveService:
             terms=terms,
             signals=signals_of(components, vector=cosine is not None, context=spread),
         )
+
+    def _candidates(
+        self, req: RetrieveRequest, trust: TrustContext, records: RecordQuery, terms: list[str]
+    ) -> Candidates:
+        """What the lexical, vector and entity signals find, with the found records'
+        headers. The query is embedded on a helper thread meanwhile (SQLite waits for its
+        vector after listing the vector candidates)."""
+        query = req.query or ""
+        pool = max(self.settings.candidate_pool, req.limit)
+        embedding = query_vector_soon(self.embedder, query) if self.embedder else None
+        in_small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
+            self.session, req.scopes, SMALL_SCOPE
+        )
+        # A small store is searched exactly for vectors too: an HNSW walk as wide as
+        # ef_search visits most of it anyway, and costs more than the exact scan.
+        exact = in_small or (
+            not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
+        )
+        names, scopes = self._name_look_up(query, req, trust)
+        matches = entity_names.names_matching(self.session, names, scopes, trust)
+        named = sorted({m.record_id for m in matches})
+        # Names are scored through the entity links, not as words (terms.unscored_names).
+        silent = unscored_names(terms, {m.term for m in matches if m.readable})
+        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
+        linked = sorted({m.record_id for m in matches if m.readable})
+        lexical = search_repo.lexical(
+            self.session, terms, records, pool, small_scope=in_small, unscored=silent,
+            mentioning=linked,
+        )  # fmt: skip
+        entities = named if not req.types or MemoryType.entity in req.types else []
+        cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
+        # SQLite's lexical candidates carry their headers; the others' are looked up.
+        metas = dict(lexical.headers)
+        rest = {*lexical.full, *(cosine or {}), *entities}.difference(metas)
+        metas.update(header_repo.headers(self.session, list(rest), records, linked))
+        return Candidates(lexical, cosine, entities, linked, metas)
 
     def _vector(
         self,
