@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -51,6 +52,8 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.engine_cache import PerEngine
 from app.models import RecordRow
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
+from app.records.filters import RecordQuery
 
 K1 = 1.2
 B = 0.75
@@ -78,19 +81,17 @@ _stats: PerEngine[_StoreStats] = PerEngine(_StoreStats)
 def bm25(
     session: Session,
     terms: Sequence[str],
-    clauses: Sequence[ColumnElement[bool]],
+    records: RecordQuery,
     limit: int,
     *,
-    scoped: bool,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """record id → BM25 score of the best `limit` records matching any query lexeme, and
-    their scores without the lexemes of `unscored`
-    (`scoped`: the clauses name scopes, so the matches are few whatever the store;
-    `small_scope`: those scopes hold few records, so every one of them is checked;
-    `unscored`: terms whose lexemes choose and order the matches like the others; when
-    they are all the query has, the second scores keep them)."""
+    """record id → BM25 score of the best `limit` records `records` admits that match any
+    query lexeme, and their scores without the lexemes of `unscored`
+    (`small_scope`: the request's scopes hold few records, so every one of them is
+    checked; `unscored`: terms whose lexemes choose and order the matches like the
+    others; when they are all the query has, the second scores keep them)."""
     query, unscored_text = " ".join(terms), " ".join(unscored)
     if _store_is_small(session):
         # Below LARGE_STORE every lexeme is counted: with the lexemes, in one statement.
@@ -105,11 +106,31 @@ def bm25(
     if total >= LARGE_STORE and not small_scope:
         rare = [lx for lx in lexemes if 0 < df[lx] <= COMMON_FRACTION * total]
         selective = rare or lexemes
-    tsq = cast(bindparam("tsq", " | ".join(_quote(lx) for lx in selective)), TSQUERY)
+    newest_only = not records.filter.scopes and sum(df[lx] for lx in selective) > MAX_MATCHES
+    stmt = _bm25_statement(filter_shape(records, "postgresql"), small_scope, newest_only)
+    params = {
+        **filter_params(records),
+        "tsq": " | ".join(_quote(lx) for lx in selective),
+        "marked": lexemes,
+        "lexemes": list(idf),
+        "idfs": list(idf.values()),
+        "silent": sorted(silent if set(lexemes) - silent else set()),
+        "limit": limit,
+        "max_matches": MAX_MATCHES,
+    }
+    rows = session.execute(stmt, params).all()
+    return {rid: float(full) for rid, full, _ in rows}, {rid: float(w) for rid, _, w in rows}
+
+
+@cache
+def _bm25_statement(shape: FilterShape, small_scope: bool, newest_only: bool) -> Select[Any]:
+    """The best `limit` matches of the `tsq` parameter under the filters, scored; built
+    once per shape (`newest_only`: among the newest `max_matches` matches only)."""
+    tsq = cast(bindparam("tsq", type_=Text), TSQUERY)
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
     # 5,000 matches from ~90 to ~50 ms at 1M records). dl stays the whole vector's length.
-    marked = cast(bindparam("marked", lexemes), ARRAY(Text))
+    marked = bindparam("marked", type_=ARRAY(Text))
     query_only = func.ts_filter(
         func.setweight(_tsv, literal_column("'A'"), marked), literal_column("'{a}'")
     )
@@ -117,33 +138,29 @@ def bm25(
         RecordRow.id.label("id"),
         query_only.label("tsv"),
         cast(func.length(_tsv), Float).label("dl"),
-    ).where(_matching(tsq, small_scope), *clauses)
-    if not scoped and sum(df[lx] for lx in selective) > MAX_MATCHES:
-        matched = matched.order_by(RecordRow.created_at.desc()).limit(MAX_MATCHES)
-    stmt = _scored(matched.cte("matches"), idf, silent if set(lexemes) - silent else set())
-    rows = session.execute(stmt.limit(limit)).all()
-    return {rid: float(full) for rid, full, _ in rows}, {rid: float(w) for rid, _, w in rows}
+    ).where(_matching(tsq, small_scope), *bound_clauses(shape))
+    if newest_only:
+        matched = matched.order_by(RecordRow.created_at.desc()).limit(bindparam("max_matches"))
+    return _scored(matched.cte("matches")).limit(bindparam("limit"))
 
 
-def _scored(matches: Any, idf: dict[str, float], silent: set[str]) -> Select[Any]:
-    """(id, score, score without the `silent` lexemes' parts) of the `matches` (id,
-    query-only tsvector, dl), best first by BM25 over every query lexeme."""
+def _scored(matches: Any) -> Select[Any]:
+    """(id, score, score without the `silent` parameter's lexemes' parts) of the `matches`
+    (id, query-only tsvector, dl), best first by BM25 over every query lexeme (the
+    `lexemes` parameter, with their `idfs`)."""
     avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
     parts = (
         func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
     )
     weights = (
-        func.unnest(
-            cast(bindparam("lexemes", list(idf)), ARRAY(Text)),
-            cast(bindparam("idfs", list(idf.values())), ARRAY(Double)),
-        )
+        func.unnest(bindparam("lexemes", type_=ARRAY(Text)), bindparam("idfs", type_=ARRAY(Double)))
         .table_valued("lexeme", "idf")
         .render_derived("weights")
     )
     tf = func.coalesce(func.cardinality(parts.c.positions), 1)
     norm = K1 * (1 - B + B * matches.c.dl / avgdl)
     part = weights.c.idf * tf * (K1 + 1) / (tf + norm)
-    silent_lexemes = bindparam("silent", sorted(silent), type_=ARRAY(Text))
+    silent_lexemes = bindparam("silent", type_=ARRAY(Text))
     scored = func.sum(part).filter(weights.c.lexeme != func.all(silent_lexemes))
     return (
         select(matches.c.id, func.sum(part), func.coalesce(scored, 0.0))
@@ -167,21 +184,24 @@ def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]
 def _lexemes(session: Session, query: str, unscored: str) -> tuple[list[str], set[str]]:
     """The lexemes of `query` and of `unscored` under the same 'english' configuration as
     search_tsv (one round trip)."""
-    sources = _lexeme_sources(query, unscored)
-    rows = session.execute(sources[0].union_all(sources[1])).all()
+    rows = session.execute(_LEXEMES, {"query": query, "unscored": unscored}).all()
     lexemes = sorted({lx for lx, silent in rows if not silent})
     return lexemes, {lx for lx, silent in rows if silent}
 
 
-def _lexeme_sources(query: str, unscored: str) -> list[Select[Any]]:
-    """(lexeme, silent) of `query` (silent false) and of `unscored` (true)."""
+def _lexeme_sources() -> list[Select[Any]]:
+    """(lexeme, silent) of the `query` parameter (silent false) and of `unscored` (true)."""
     sources = []
-    for text_, silent in ((query, False), (unscored, True)):
+    for name, silent in (("query", False), ("unscored", True)):
+        text_ = bindparam(name, type_=Text)
         parts = func.unnest(func.to_tsvector("english", text_)).table_valued(
             "lexeme", "positions", "weights"
         )
         sources.append(select(parts.c.lexeme, literal(silent).label("silent")))
     return sources
+
+
+_LEXEMES = union_all(*_lexeme_sources())
 
 
 def _store_is_small(session: Session) -> bool:
@@ -199,7 +219,15 @@ def _lexemes_counted(
     """`_lexemes` and `_count(..., with_total=True)` in one round trip: each query
     lexeme's records counted through the GIN index (quoted as `_quote` quotes it), and
     the store's records."""
-    found = union_all(*_lexeme_sources(query, unscored)).subquery("found")
+    rows = session.execute(_COUNTED, {"query": query, "unscored": unscored}).all()
+    lexemes = sorted({lx for lx, silent, _, _ in rows if not silent})
+    df = {lx: float(n) for lx, silent, n, _ in rows if not silent}
+    stored = float(rows[0][3]) if rows else 0.0
+    return lexemes, {lx for lx, silent, _, _ in rows if silent}, stored, df
+
+
+def _counted_statement() -> Select[Any]:
+    found = union_all(*_lexeme_sources()).subquery("found")
     quoted = func.replace(func.replace(found.c.lexeme, "\\", "\\\\"), "'", "''")
     tsq = cast(literal("'") + quoted + literal("'"), TSQUERY)
     matching = (
@@ -207,11 +235,10 @@ def _lexemes_counted(
     )
     total = select(func.count()).select_from(RecordRow).scalar_subquery()
     stmt = select(found.c.lexeme, found.c.silent, case((found.c.silent, None), else_=matching))
-    rows = session.execute(stmt.add_columns(total)).all()
-    lexemes = sorted({lx for lx, silent, _, _ in rows if not silent})
-    df = {lx: float(n) for lx, silent, n, _ in rows if not silent}
-    stored = float(rows[0][3]) if rows else 0.0
-    return lexemes, {lx for lx, silent, _, _ in rows if silent}, stored, df
+    return stmt.add_columns(total)
+
+
+_COUNTED = _counted_statement()
 
 
 def _frequencies(session: Session, lexemes: list[str]) -> tuple[float, dict[str, float]]:

@@ -42,7 +42,6 @@ from app.records.clauses import (
     bound_clauses,
     filter_params,
     filter_shape,
-    query_clauses,
 )
 from app.records.filters import RecordQuery
 from app.retrieve import pg_text_repository as pg_text
@@ -112,10 +111,8 @@ def lexical(
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning)
-    clauses = query_clauses(records, "postgresql")
-    scoped = bool(records.filter.scopes)
     full, without = pg_text.bm25(
-        session, terms, clauses, limit, scoped=scoped, small_scope=small_scope, unscored=unscored
+        session, terms, records, limit, small_scope=small_scope, unscored=unscored
     )
     return LexicalScores(full, without)
 
