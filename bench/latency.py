@@ -5,8 +5,9 @@ executes and the API process's CPU per request.
 The store holds LoCoMo turns (2,000 by default, ten scopes), captured through the API and
 embedded by `python -m app.worker`, which is then stopped so that nothing but the
 measured requests runs in the API process. On PostgreSQL the store is analyzed after
-seeding, as autovacuum would within its first minute (`analyze`). The server is bench/latency_server.py: the
-app as `python -m app.serve` serves it, plus a per-request statement counter.
+seeding, as autovacuum would within its first minute (`analyze`). The server is
+bench/latency_server.py: the app as `python -m app.serve` serves it, plus a per-request
+statement counter.
 
     .venv/bin/python bench/latency.py --store sqlite --out bench/results/latency-sqlite-2000.json
     .venv/bin/python bench/latency.py --store postgres --records 2000
