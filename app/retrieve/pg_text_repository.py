@@ -54,6 +54,12 @@ from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
+from app.retrieve.header_repository import (
+    RecordHeader,
+    header_columns,
+    header_from,
+    mentioning_params,
+)
 
 K1 = 1.2
 B = 0.75
@@ -86,12 +92,14 @@ def bm25(
     *,
     small_scope: bool = False,
     unscored: Sequence[str] = (),
-) -> tuple[dict[str, float], dict[str, float]]:
+    mentioning: Sequence[str] = (),
+) -> tuple[dict[str, float], dict[str, float], dict[str, RecordHeader]]:
     """record id → BM25 score of the best `limit` records `records` admits that match any
-    query lexeme, and their scores without the lexemes of `unscored`
+    query lexeme, their scores without the lexemes of `unscored`, and their headers
     (`small_scope`: the request's scopes hold few records, so every one of them is
     checked; `unscored`: terms whose lexemes choose and order the matches like the
-    others; when they are all the query has, the second scores keep them)."""
+    others; when they are all the query has, the second scores keep them; `mentioning`:
+    as for `header_repository.headers`)."""
     query, unscored_text = " ".join(terms), " ".join(unscored)
     if _store_is_small(session):
         # Below LARGE_STORE every lexeme is counted: with the lexemes, in one statement.
@@ -100,16 +108,18 @@ def bm25(
         lexemes, silent = _lexemes(session, query, unscored_text)
         total, df = _frequencies(session, lexemes) if lexemes else (0.0, {})
     if not lexemes:
-        return {}, {}
+        return {}, {}, {}
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
     if total >= LARGE_STORE and not small_scope:
         rare = [lx for lx in lexemes if 0 < df[lx] <= COMMON_FRACTION * total]
         selective = rare or lexemes
     newest_only = not records.filter.scopes and sum(df[lx] for lx in selective) > MAX_MATCHES
-    stmt = _bm25_statement(filter_shape(records, "postgresql"), small_scope, newest_only)
+    shape = filter_shape(records, "postgresql")
+    stmt = _bm25_statement(shape, small_scope, newest_only, bool(mentioning))
     params = {
         **filter_params(records),
+        **mentioning_params(mentioning),
         "tsq": " | ".join(_quote(lx) for lx in selective),
         "marked": lexemes,
         "lexemes": list(idf),
@@ -118,14 +128,23 @@ def bm25(
         "limit": limit,
         "max_matches": MAX_MATCHES,
     }
-    rows = session.execute(stmt, params).all()
-    return {rid: float(full) for rid, full, _ in rows}, {rid: float(w) for rid, _, w in rows}
+    full: dict[str, float] = {}
+    without: dict[str, float] = {}
+    headers: dict[str, RecordHeader] = {}
+    for score, unscored_score, *header in session.execute(stmt, params):
+        rid = header[0]
+        full[rid], without[rid] = float(score), float(unscored_score)
+        headers[rid] = header_from(records.now, header)
+    return full, without, headers
 
 
 @cache
-def _bm25_statement(shape: FilterShape, small_scope: bool, newest_only: bool) -> Select[Any]:
-    """The best `limit` matches of the `tsq` parameter under the filters, scored; built
-    once per shape (`newest_only`: among the newest `max_matches` matches only)."""
+def _bm25_statement(
+    shape: FilterShape, small_scope: bool, newest_only: bool, mentioning: bool
+) -> Select[Any]:
+    """The best `limit` matches of the `tsq` parameter under the filters, scored, with
+    their headers (`header_columns`); built once per shape (`newest_only`: among the
+    newest `max_matches` matches only)."""
     tsq = cast(bindparam("tsq", type_=Text), TSQUERY)
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
@@ -141,7 +160,13 @@ def _bm25_statement(shape: FilterShape, small_scope: bool, newest_only: bool) ->
     ).where(_matching(tsq, small_scope), *bound_clauses(shape))
     if newest_only:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(bindparam("max_matches"))
-    return _scored(matched.cte("matches")).limit(bindparam("limit"))
+    best = _scored(matched.cte("matches")).limit(bindparam("limit")).subquery("best")
+    columns = header_columns(shape.dialect, mentioning)
+    return (
+        select(best.c.score, best.c.unscored, *columns)
+        .join_from(best, RecordRow, RecordRow.id == best.c.id)
+        .order_by(best.c.score.desc(), best.c.id)
+    )
 
 
 def _scored(matches: Any) -> Select[Any]:
@@ -163,7 +188,11 @@ def _scored(matches: Any) -> Select[Any]:
     silent_lexemes = bindparam("silent", type_=ARRAY(Text))
     scored = func.sum(part).filter(weights.c.lexeme != func.all(silent_lexemes))
     return (
-        select(matches.c.id, func.sum(part), func.coalesce(scored, 0.0))
+        select(
+            matches.c.id,
+            func.sum(part).label("score"),
+            func.coalesce(scored, 0.0).label("unscored"),
+        )
         .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
         .group_by(matches.c.id)
         .order_by(func.sum(part).desc(), matches.c.id)

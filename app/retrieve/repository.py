@@ -84,9 +84,8 @@ def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
 @dataclass(frozen=True)
 class LexicalScores:
     """BM25 scores (higher is better) of the lexical candidates: with every query term, and
-    without the `unscored` terms (the same dict when there are none). On SQLite the
-    candidates carry their headers (`headers`, as `header_repository.headers` gives them);
-    on PostgreSQL `headers` is empty and the caller looks them up."""
+    without the `unscored` terms (the same dict when there are none); the candidates
+    carry their headers (`headers`, as `header_repository.headers` gives them)."""
 
     full: dict[str, float]
     without_unscored: dict[str, float]
@@ -111,10 +110,16 @@ def lexical(
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
         return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning)
-    full, without = pg_text.bm25(
-        session, terms, records, limit, small_scope=small_scope, unscored=unscored
+    full, without, headers = pg_text.bm25(
+        session,
+        terms,
+        records,
+        limit,
+        small_scope=small_scope,
+        unscored=unscored,
+        mentioning=mentioning,
     )
-    return LexicalScores(full, without)
+    return LexicalScores(full, without, headers)
 
 
 _RANK = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5

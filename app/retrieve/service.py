@@ -272,7 +272,7 @@ class RetrieveService:
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
         cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
-        # SQLite's lexical candidates carry their headers; the others' are looked up.
+        # The lexical candidates carry their headers; the others' are looked up.
         metas = dict(lexical.headers)
         rest = {*lexical.full, *(cosine or {}), *entities}.difference(metas)
         metas.update(header_repo.headers(self.session, list(rest), records, linked))
