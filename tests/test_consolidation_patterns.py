@@ -5,11 +5,13 @@ args, result, timestamp, depends_on); each run is a manual consolidation job."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.consolidation import plan_graph_stage
 from app.consolidation.promotion import Promotion
 from tests.conftest import auth
 
@@ -292,11 +294,35 @@ def test_a_crash_mid_run_leaves_no_half_made_plan_and_the_next_run_goes_on(
     monkeypatch.setattr(Promotion, "mark", crash_on_second_plan)
     r = client.post("/v1/jobs/consolidation/run", headers=A)
     assert r.status_code == 200 and r.json()["status"] == "failed", r.text
-    [plan] = _records(client, "plan_graph", A)
-    assert _derived_from(client, plan["id"]) == {ship}
+    # Both plans were written in one transaction (UNITS_PER_TRANSACTION): the crash
+    # rolled back the first, made plan with its mark, not half of it.
+    assert _records(client, "plan_graph", A) == []
+    assert "consolidate:plan_graph" not in _actions(client, ship)
     assert "consolidate:plan_graph" not in _actions(client, triage)
     monkeypatch.setattr(Promotion, "mark", mark)
-    assert _pattern_counts(_run(client))[3:] == (1, 0, 1)
+    assert _pattern_counts(_run(client))[3:] == (2, 0, 2)
     plans = {p["payload"]["intent"]: p["id"] for p in _records(client, "plan_graph", A)}
     assert set(plans) == {"ship the web app", "triage the auth outage"}
     assert _derived_from(client, plans["triage the auth outage"]) == {triage}
+
+
+def test_a_plan_that_cannot_be_made_is_skipped_and_the_rest_of_its_batch_still_made(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ship = _episode(client, SHIP, summary="ship the web app")
+    triage = _episode(client, TRIAGE, summary="triage the auth outage")
+    pattern = plan_graph_stage.PATTERN
+
+    def refuse_triage(rows: list[Any]) -> Any:
+        if rows[0].id == triage:
+            raise ValueError("a plan the models refuse")
+        return pattern.new_payload(rows)
+
+    monkeypatch.setattr(plan_graph_stage, "PATTERN", replace(pattern, new_payload=refuse_triage))
+    counts = _run(client)
+    assert (counts["plan_graphs_created"], counts["plan_graph_skipped"]) == (1, 1)
+    [plan] = _records(client, "plan_graph", A)
+    assert _derived_from(client, plan["id"]) == {ship}
+    assert "consolidate:plan_graph" in _actions(client, triage)  # marked: never retried
+    monkeypatch.setattr(plan_graph_stage, "PATTERN", pattern)
+    assert _pattern_counts(_run(client))[3:] == (0, 0, 0)

@@ -2,10 +2,12 @@
 
 Every stage works the same way: list the episodes it has not processed yet (an episode
 is processed by `stage` once it carries the audit entry `consolidate:<stage>`), then,
-one transaction per promoted unit, create a record from them or reinforce the record
-they repeat, and mark them processed in that same transaction. So a crash leaves a unit
-either fully promoted and marked, or untouched for the next run: an episode is promoted
-exactly once.
+per promoted unit, create a record from them or reinforce the record they repeat, and
+mark them processed in that same transaction. Units are written a batch per transaction
+(a commit per unit cost most of a run of small units); a unit that cannot be promoted
+rolls its batch back, and the batch's units are then run one transaction each. So a
+crash leaves a unit either fully promoted and marked, or untouched for the next run: an
+episode is promoted exactly once.
 
 Reinforcing a record from an episode always leaves the same trail: a salience
 reinforcement (at the run's `now`), a `reinforce` audit entry naming the episodes, and a
@@ -220,6 +222,14 @@ def skip_unit(
             )
 
 
+# Pattern units (a group's chunk) folded per transaction: most units are a handful of
+# episodes, and a transaction each cost its commit and set-up per unit (952 plan graphs
+# from 3,000 episodes: a fifth of a run).
+UNITS_PER_TRANSACTION = 16
+
+Unit = tuple[PatternKey, list[str]]
+
+
 def fold_groups(
     db: Database,
     policy: PolicyEngine,
@@ -232,26 +242,72 @@ def fold_groups(
     chunk: int,
 ) -> FoldCounts:
     """Fold each group's episodes into its pattern's record, at most `chunk` episodes
-    per transaction, until `budget` episodes are folded (the rest wait for the next
-    run: they stay unmarked)."""
+    per unit and UNITS_PER_TRANSACTION units per transaction, until `budget` episodes
+    are folded (the rest wait for the next run: they stay unmarked)."""
+
+    def promotion(session: Session) -> Promotion:
+        return Promotion(session, policy, trust, pattern.stage, now)
+
     counts = FoldCounts()
-    for key, ids in groups:
-        for start in range(0, len(ids), chunk):
-            part = ids[start : start + chunk][: budget - counts.episodes - counts.skipped]
-            if not part:
-                return counts
-            try:
-                with db.transaction() as session:
-                    unit = Promotion(session, policy, trust, pattern.stage, now)
-                    created, reinforced, folded = _fold(unit, pattern, key, part)
-            except UNIT_ERRORS as exc:
-                skip_unit(db, trust, pattern.stage, part, exc)
-                counts.skipped += len(part)
-                continue
-            counts.created += created
-            counts.reinforced += reinforced
-            counts.episodes += folded
+    units = [(key, ids[i : i + chunk]) for key, ids in groups for i in range(0, len(ids), chunk)]
+    position = 0
+    while position < len(units):
+        left = budget - counts.episodes - counts.skipped
+        batch: list[Unit] = []
+        for key, part in units[position : position + UNITS_PER_TRANSACTION]:
+            if left <= 0:
+                break
+            batch.append((key, part[:left]))
+            left -= len(batch[-1][1])
+        if not batch:
+            break
+        position += len(batch)
+        _fold_batch(db, promotion, trust, pattern, batch, counts)
     return counts
+
+
+MakePromotion = Callable[[Session], Promotion]
+
+
+def _fold_batch(
+    db: Database,
+    make: MakePromotion,
+    trust: TrustContext,
+    pattern: Pattern,
+    batch: list[Unit],
+    counts: FoldCounts,
+) -> None:
+    """`batch` in one transaction; when a unit cannot be promoted, the batch rolls back
+    and each unit runs alone (the failing one is then marked skipped)."""
+    try:
+        with db.transaction() as session:
+            unit = make(session)
+            results: list[tuple[int, int, int] | None] = [
+                _fold(unit, pattern, key, part) for key, part in batch
+            ]
+    except UNIT_ERRORS:
+        results = [_fold_alone(db, make, trust, pattern, one) for one in batch]
+    for (_, part), result in zip(batch, results, strict=True):
+        if result is None:
+            counts.skipped += len(part)
+            continue
+        counts.created += result[0]
+        counts.reinforced += result[1]
+        counts.episodes += result[2]
+
+
+def _fold_alone(
+    db: Database, make: MakePromotion, trust: TrustContext, pattern: Pattern, unit: Unit
+) -> tuple[int, int, int] | None:
+    """One unit in a transaction of its own; None when it cannot be promoted (its
+    episodes are then marked skipped)."""
+    key, part = unit
+    try:
+        with db.transaction() as session:
+            return _fold(make(session), pattern, key, part)
+    except UNIT_ERRORS as exc:
+        skip_unit(db, trust, pattern.stage, part, exc)
+        return None
 
 
 def _fold(

@@ -25,6 +25,7 @@ from app.consolidation.promotion import (
     sourced_spec,
 )
 from app.db import Database
+from app.models import RecordRow
 from app.records import payload_json as stored
 from app.records import repository as record_repo
 from app.records.payload_json import StoredJson
@@ -76,7 +77,10 @@ def run_semantic_stage(
         try:
             with db.transaction() as session:
                 unit = Promotion(session, policy, trust, STAGE, now)
-                done: list[tuple[int, int] | None] = [_promote(unit, i) for i in batch]
+                episodes = record_repo.get_many(session, batch)  # one read for the batch
+                done: list[tuple[int, int] | None] = [
+                    _promote(unit, episodes.get(i)) for i in batch
+                ]
         except UNIT_ERRORS:  # rolled back: each episode again on its own
             done = [_promote_alone(db, policy, trust, now, i) for i in batch]
         for result in done:
@@ -96,15 +100,15 @@ def _promote_alone(
     then marked skipped)."""
     try:
         with db.transaction() as session:
-            return _promote(Promotion(session, policy, trust, STAGE, now), episode_id)
+            episode = record_repo.get(session, episode_id)
+            return _promote(Promotion(session, policy, trust, STAGE, now), episode)
     except UNIT_ERRORS as exc:
         skip_unit(db, trust, STAGE, [episode_id], exc)
         return None
 
 
-def _promote(unit: Promotion, episode_id: str) -> tuple[int, int]:
-    """Facts of one episode: (created, reinforced)."""
-    episode = record_repo.get(unit.session, episode_id)
+def _promote(unit: Promotion, episode: RecordRow | None) -> tuple[int, int]:
+    """Facts of one episode (None: deleted since it was listed): (created, reinforced)."""
     if episode is None or episode.status != "active":
         return 0, 0  # deleted or revised since it was listed
     created, reinforced = unit.observe_facts(
