@@ -283,14 +283,16 @@ def latency() -> list[Figure]:
     return figures
 
 
-def latency_pair(before: str, after: str, label: str) -> list[Figure]:
+def latency_pair(before: str, after: str | dict[str, str], label: str) -> list[Figure]:
     """bench/latency.py, a pair of runs back to back: rows named by the bench's operations
     (`label`), per store p50, statements and CPU, before (`…-2000-{before}.json`) → after
-    (`…-2000-{after}.json`; `…-2000.json` when `after` is empty: the code beside it)."""
+    (`…-2000-{after}.json`, `after` per store when a dict; `…-2000.json` when `after` is
+    empty: the code beside it)."""
     figures = []
     for i, store in enumerate(STORES):
         befores = load(f"latency-{store}-2000-{before}.json")["operations"]
-        name = f"latency-{store}-2000{'-' + after if after else ''}.json"
+        tag = after[store] if isinstance(after, dict) else after
+        name = f"latency-{store}-2000{'-' + tag if tag else ''}.json"
         for op, y in load(name)["operations"].items():
             x = befores[op]
             cells = (
@@ -303,10 +305,18 @@ def latency_pair(before: str, after: str, label: str) -> list[Figure]:
     return figures
 
 
+SIXTH_END = {"sqlite": "feee223", "postgres": "2c291e6"}
+
+
 def latency_today() -> list[Figure]:
-    """The fifth session's pair (bd155e0 → 4ba658f, rows named plainly) and the sixth's
-    (7603638 → the code beside it, rows named in code type)."""
-    return latency_pair("bd155e0", "4ba658f", "{op}") + latency_pair("7603638", "", "`{op}`")
+    """The fifth session's pair (bd155e0 → 4ba658f, rows named plainly), the sixth's
+    (7603638 → its end, rows named in code type) and the seventh's (36cc118 → the code
+    beside it, rows named with the day)."""
+    return (
+        latency_pair("bd155e0", "4ba658f", "{op}")
+        + latency_pair("7603638", SIXTH_END, "`{op}`")
+        + latency_pair("36cc118", "", "{op}, 11-27")
+    )
 
 
 FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_today()
