@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, case, literal, select
+from sqlalchemy import Select, bindparam, case, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -85,6 +85,23 @@ def _headers_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
     among_ids = among_param(RecordRow.id, "ids", shape.dialect)
     columns = header_columns(shape.dialect, mentioning)
     return select(*columns).where(among_ids, *bound_clauses(shape))
+
+
+def every_admitted(
+    session: Session, records: RecordQuery, mentioning: Sequence[str], limit: int
+) -> dict[str, RecordHeader] | None:
+    """The headers of every record `records` admits, or None when more than `limit` do
+    (for a request whose scopes are small: see `RetrieveService._candidates`)."""
+    stmt = _admitted_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
+    params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
+    out = {h.id: h for h in (header_from(records.now, v) for v in session.execute(stmt, params))}
+    return out if len(out) <= limit else None
+
+
+@cache
+def _admitted_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
+    columns = header_columns(shape.dialect, mentioning)
+    return select(*columns).where(*bound_clauses(shape)).limit(bindparam("limit"))
 
 
 HEADER_WIDTH = 14  # the columns of header_columns

@@ -42,6 +42,8 @@ class Candidates:
     entities: list[str]
     linked: list[str]
     metas: dict[str, RecordHeader]
+    # Every record the request admits, when it read them all (small scopes), else None.
+    admitted: dict[str, RecordHeader] | None = None
 
 
 def selection_picks(ranked: Ranked, trust: TrustContext) -> list[str]:

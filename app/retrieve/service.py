@@ -31,6 +31,7 @@ from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, scope_sizes, validity, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
+from app.retrieve.adjacent import adjacent_episodes
 from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranked import (
     Candidates,
@@ -216,10 +217,10 @@ class RetrieveService:
     ) -> Ranked:
         terms = query_terms(req.query or "")
         found = self._candidates(req, trust, records, terms)
-        metas, cosine, linked = found.metas, found.cosine, found.linked
+        metas, cosine = found.metas, found.cosine
         components = ranking.fuse(lexical_scores(found.lexical, metas), cosine, found.entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
-        spread = req.expand_context and self._spread(components, metas, records, trust, linked)
+        spread = req.expand_context and self._spread(components, metas, records, trust, found)
         # After the spread: a record found only as a neighbour may mention the entity too.
         ranking.link_mentions(components, [m.id for m in metas.values() if m.mentions_named])
         salience = {rid: m.salience for rid, m in metas.items()}
@@ -271,12 +272,29 @@ class RetrieveService:
             mentioning=linked,
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
+        admitted = self._every_admitted(req, records, pool, linked)
         cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
-        # The lexical candidates carry their headers; the others' are looked up.
-        metas = dict(lexical.headers)
-        rest = {*lexical.full, *(cosine or {}), *entities}.difference(metas)
-        metas.update(header_repo.headers(self.session, list(rest), records, linked))
-        return Candidates(lexical, cosine, entities, linked, metas)
+        found = {*lexical.full, *(cosine or {}), *entities}
+        if admitted is not None:
+            metas = {rid: admitted[rid] for rid in found if rid in admitted}
+        else:  # the lexical candidates carry their headers; the others' are looked up
+            metas = dict(lexical.headers)
+            rest = found.difference(metas)
+            metas.update(header_repo.headers(self.session, list(rest), records, linked))
+        return Candidates(lexical, cosine, entities, linked, metas, admitted)
+
+    def _every_admitted(
+        self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
+    ) -> dict[str, RecordHeader] | None:
+        """The header of every record the request admits, when its scopes hold no more
+        records than the candidate pool (sizes remembered for a minute: scope_sizes):
+        every one of them may be a candidate then, and reading them all at once, while
+        the query is still being embedded, also gives each episode's neighbours without
+        a look-up (`adjacent.adjacent_episodes`). None otherwise, or when the scopes have
+        grown past the pool since."""
+        if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
+            return None
+        return header_repo.every_admitted(self.session, records, linked, pool)
 
     def _vector(
         self,
@@ -333,9 +351,11 @@ class RetrieveService:
         metas: dict[str, RecordHeader],
         records: RecordQuery,
         trust: TrustContext,
-        linked: Sequence[str],
+        found: Candidates,
     ) -> bool:
-        """Neighbouring episodes of the best readable episodic hits get a share."""
+        """Neighbouring episodes of the best readable episodic hits get a share (found
+        among the admitted records' headers when the request read them all, else looked
+        up)."""
         eligible = [
             rid
             for rid, m in metas.items()
@@ -344,9 +364,17 @@ class RetrieveService:
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:
             return False
-        near, near_headers = neighbour_repo.temporal_neighbours(
-            self.session, [metas[s] for s in seeds], records, ranking.CONTEXT_RADIUS, linked
-        )
+        if found.admitted is not None:
+            near = adjacent_episodes(found.admitted, seeds, ranking.CONTEXT_RADIUS)
+            near_headers = found.admitted
+        else:
+            near, near_headers = neighbour_repo.temporal_neighbours(
+                self.session,
+                [metas[s] for s in seeds],
+                records,
+                ranking.CONTEXT_RADIUS,
+                found.linked,
+            )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
         metas.update((rid, near_headers[rid]) for rid in missing if rid in near_headers)
