@@ -19,6 +19,7 @@ MAX_ENTRIES = 4096
 _early = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
 
 _cache: OrderedDict[tuple[str, str], array[float]] = OrderedDict()
+_pending: dict[tuple[str, str], Future[Sequence[float]]] = {}
 _lock = threading.Lock()
 
 
@@ -39,5 +40,23 @@ def query_vector(embedder: Embedder, query: str) -> Sequence[float]:
 
 
 def query_vector_soon(embedder: Embedder, query: str) -> Future[Sequence[float]]:
-    """`query_vector` started on a helper thread; the caller collects it with result()."""
-    return _early.submit(query_vector, embedder, query)
+    """`query_vector` started on a helper thread; the caller collects it with result().
+    A query being embedded already is not embedded twice: its future is shared (the
+    retrieve router starts the embedding before the request's database work, and the
+    service asks again; concurrent requests for one query share it too)."""
+    key = (embedder.name, query)
+    with _lock:
+        pending = _pending.get(key)
+        if pending is not None:
+            return pending
+        future = _early.submit(_embedded_once, embedder, query, key)
+        _pending[key] = future
+    return future
+
+
+def _embedded_once(embedder: Embedder, query: str, key: tuple[str, str]) -> Sequence[float]:
+    try:
+        return query_vector(embedder, query)
+    finally:
+        with _lock:  # from now on the LRU answers (or, after an error, a new attempt)
+            _pending.pop(key, None)

@@ -11,7 +11,7 @@ from app.errors import error_responses
 from app.request_work import reading
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
-from app.retrieve.service import RetrieveService
+from app.retrieve.service import RetrieveService, start_query_embedding
 from app.salience.service import reinforce_on_access
 from app.state import AppState
 
@@ -21,6 +21,12 @@ ERRORS = error_responses(401, 403, 413, 422, 429)
 
 def _service(state: AppState, session: Session) -> RetrieveService:
     return RetrieveService(session, state.settings.ranking, state.active_embedder(), state.db.tier)
+
+
+def _embed_early(state: AppState, body: RetrieveRequest) -> None:
+    """Start embedding the query now, before the request waits for the thread pool and
+    its transaction: the service collects the same embedding (query_cache)."""
+    start_query_embedding(state.active_embedder(), state.db.tier, body.query)
 
 
 @router.post(
@@ -33,6 +39,7 @@ def _service(state: AppState, session: Session) -> RetrieveService:
 async def retrieve(
     body: RetrieveRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> RetrieveResponse:
+    _embed_early(state, body)
     answer = await reading(
         state, position, lambda session: _service(state, session).retrieve(body, trust)
     )
@@ -54,6 +61,7 @@ async def retrieve(
 async def retrieve_graph(
     body: GraphRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
 ) -> GraphResponse:
+    _embed_early(state, body)
     return await reading(
         state,
         position,

@@ -251,7 +251,7 @@ class RetrieveService:
         vector after listing the vector candidates)."""
         query = req.query or ""
         pool = max(self.settings.candidate_pool, req.limit)
-        embedding = query_vector_soon(self.embedder, query) if self.embedder else None
+        embedding = start_query_embedding(self.embedder, self.tier, query)
         in_small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
             self.session, req.scopes, SMALL_SCOPE
         )
@@ -382,6 +382,17 @@ class RetrieveService:
             if rid not in metas:
                 del components[rid]
         return bool(near)
+
+
+def start_query_embedding(
+    embedder: Embedder | None, tier: Tier, query: str | None
+) -> Future[Sequence[float]] | None:
+    """The query's embedding, started (or joined, when started already) on a helper
+    thread; None where a query retrieve uses no query vector (no embedder, tier 2, no
+    query)."""
+    if embedder is None or tier is Tier.postgres or not (query and query.strip()):
+        return None
+    return query_vector_soon(embedder, query)
 
 
 def _components_out(comp: Components | None, salience: float) -> ScoreComponents:
