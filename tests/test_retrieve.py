@@ -12,7 +12,7 @@ from sqlalchemy import text
 from app.db import Database
 from app.records import repository as record_repo
 from app.retrieve import pg_text_repository as pg_text
-from app.retrieve import service as retrieve_service
+from app.retrieve import candidates as retrieve_candidates
 from tests.conftest import auth, make_settings
 
 
@@ -453,7 +453,7 @@ def test_postgres_small_scope_reads_every_record_of_the_scope(
         client, query="Caroline pottery", scopes=["team"], expand_context=False, limit=5
     )
     assert sorted(ids(narrow)) == sorted([common_only["id"], rare_only["id"]])
-    monkeypatch.setattr(retrieve_service, "SMALL_SCOPE", 1)  # the scope counts as large
+    monkeypatch.setattr(retrieve_candidates, "SMALL_SCOPE", 1)  # the scope counts as large
     narrow = retrieve(
         client, query="Caroline pottery", scopes=["team"], expand_context=False, limit=5
     )

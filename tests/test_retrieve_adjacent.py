@@ -40,8 +40,10 @@ def test_neighbours_from_the_admitted_headers_match_the_look_ups(client: TestCli
     db = app_state(client).db
     records = RecordQuery(RecordFilter(scopes=["team"]), Visibility(1, None), time.time())
     with db.read_transaction() as session:
-        admitted = header_repo.every_admitted(session, records, [], limit=200)
-        assert admitted is not None and 0 < len(admitted) < 40
+        read = header_repo.every_admitted(session, records, [], limit=200)
+        assert read is not None
+        admitted = read[0]
+        assert 0 < len(admitted) < 40
         seeds = sorted(admitted)
         for radius in (1, 2):
             looked_up, _ = neighbour_repo.temporal_neighbours(

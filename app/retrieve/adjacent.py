@@ -1,5 +1,5 @@
 """Temporal neighbours computed from headers already read: when a request has read the
-header of every record its filters admit in its scopes (`RetrieveService._candidates`),
+header of every record its filters admit in its scopes (`CandidateSearch.find`),
 the episodes just before and after each seed are found in memory, with the same answer
 the look-ups of neighbour_repository.py give (pure functions)."""
 

@@ -88,20 +88,31 @@ def _headers_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
 
 
 def every_admitted(
-    session: Session, records: RecordQuery, mentioning: Sequence[str], limit: int
-) -> dict[str, RecordHeader] | None:
-    """The headers of every record `records` admits, or None when more than `limit` do
-    (for a request whose scopes are small: see `RetrieveService._candidates`)."""
-    stmt = _admitted_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
+    session: Session,
+    records: RecordQuery,
+    mentioning: Sequence[str],
+    limit: int,
+    extra: tuple[ColumnElement[Any], ...] = (),
+) -> tuple[dict[str, RecordHeader], tuple[Any, ...]] | None:
+    """The headers of every record `records` admits, and the values of the uncorrelated
+    `extra` columns read with them (empty when nothing is admitted); None when more than
+    `limit` records are admitted (for a request whose scopes are small: see
+    `CandidateSearch.find`)."""
+    stmt = _admitted_statement(filter_shape(records, dialect_of(session)), bool(mentioning), extra)
     params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
-    out = {h.id: h for h in (header_from(records.now, v) for v in session.execute(stmt, params))}
-    return out if len(out) <= limit else None
+    rows = session.execute(stmt, params).all()
+    if len(rows) > limit:
+        return None
+    headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}
+    return headers, tuple(rows[0][HEADER_WIDTH:]) if rows else ()
 
 
 @cache
-def _admitted_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
+def _admitted_statement(
+    shape: FilterShape, mentioning: bool, extra: tuple[ColumnElement[Any], ...]
+) -> Select[Any]:
     columns = header_columns(shape.dialect, mentioning)
-    return select(*columns).where(*bound_clauses(shape)).limit(bindparam("limit"))
+    return select(*columns, *extra).where(*bound_clauses(shape)).limit(bindparam("limit"))
 
 
 HEADER_WIDTH = 14  # the columns of header_columns

@@ -105,7 +105,7 @@ def lexical(
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the `unscored` ones (the words of names the entity links
     match: see retrieve.terms.unscored_names). `small_scope`: see
-    retrieve.service.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`."""
+    retrieve.candidates.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`."""
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":

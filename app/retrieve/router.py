@@ -9,9 +9,10 @@ from starlette.concurrency import run_in_threadpool
 from app.deps import ConsistencyDep, ReadTrust, StateDep
 from app.errors import error_responses
 from app.request_work import reading
+from app.retrieve.candidates import start_query_embedding
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
-from app.retrieve.service import RetrieveService, start_query_embedding
+from app.retrieve.service import RetrieveService
 from app.salience.service import reinforce_on_access
 from app.state import AppState
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -17,9 +16,7 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.config import RankingSettings
 from app.db import Tier
-from app.embedding.providers import Embedder, EmbeddingError
-from app.embedding.query_cache import query_vector_soon
-from app.entities import service as entity_names
+from app.embedding.providers import Embedder
 from app.enums import LIVE_STATUSES, MemoryType
 from app.models import RecordRow, RelationRow
 from app.records.filters import RecordFilter, RecordQuery
@@ -28,10 +25,10 @@ from app.records.views import full_view, redacted_view
 from app.relations import service as relations
 from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
-from app.retrieve import ranking, scope_sizes, validity, vector_cache
+from app.retrieve import ranking, validity
 from app.retrieve import repository as search_repo
-from app.retrieve import vector_repository as vector_repo
 from app.retrieve.adjacent import adjacent_episodes
+from app.retrieve.candidates import CandidateSearch
 from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranked import (
     Candidates,
@@ -51,17 +48,13 @@ from app.retrieve.schemas import (
     TrustNarrowingIn,
 )
 from app.retrieve.selection import selection_for
-from app.retrieve.terms import name_candidates, query_terms, unscored_names
+from app.retrieve.terms import query_terms
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
-# Scopes holding fewer records than this are searched by reading all of them (exact
-# vectors, every row checked for words) rather than through the store-wide indexes,
-# which on a large store find mostly records of other scopes.
-SMALL_SCOPE = 20_000
 
 
 def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
@@ -216,7 +209,8 @@ class RetrieveService:
         self, req: RetrieveRequest, trust: TrustContext, records: RecordQuery
     ) -> Ranked:
         terms = query_terms(req.query or "")
-        found = self._candidates(req, trust, records, terms)
+        search = CandidateSearch(self.session, self.settings, self.embedder, self.tier)
+        found = search.find(req, trust, records, terms)
         metas, cosine = found.metas, found.cosine
         components = ranking.fuse(lexical_scores(found.lexical, metas), cosine, found.entities)
         components = {rid: c for rid, c in components.items() if rid in metas}
@@ -242,108 +236,6 @@ class RetrieveService:
             terms=terms,
             signals=signals_of(components, vector=cosine is not None, context=spread),
         )
-
-    def _candidates(
-        self, req: RetrieveRequest, trust: TrustContext, records: RecordQuery, terms: list[str]
-    ) -> Candidates:
-        """What the lexical, vector and entity signals find, with the found records'
-        headers. The query is embedded on a helper thread meanwhile (SQLite waits for its
-        vector after listing the vector candidates)."""
-        query = req.query or ""
-        pool = max(self.settings.candidate_pool, req.limit)
-        embedding = start_query_embedding(self.embedder, self.tier, query)
-        in_small = bool(req.scopes) and scope_sizes.scopes_hold_fewer(
-            self.session, req.scopes, SMALL_SCOPE
-        )
-        # A small store is searched exactly for vectors too: an HNSW walk as wide as
-        # ef_search visits most of it anyway, and costs more than the exact scan.
-        exact = in_small or (
-            not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
-        )
-        names, scopes = self._name_look_up(query, req, trust)
-        matches = entity_names.names_matching(self.session, names, scopes, trust)
-        named = sorted({m.record_id for m in matches})
-        # Names are scored through the entity links, not as words (terms.unscored_names).
-        silent = unscored_names(terms, {m.term for m in matches if m.readable})
-        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
-        linked = sorted({m.record_id for m in matches if m.readable})
-        lexical = search_repo.lexical(
-            self.session, terms, records, pool, small_scope=in_small, unscored=silent,
-            mentioning=linked,
-        )  # fmt: skip
-        entities = named if not req.types or MemoryType.entity in req.types else []
-        admitted = self._every_admitted(req, records, pool, linked)
-        cosine = self._vector(embedding, records, pool, list(lexical.full), exact)
-        found = {*lexical.full, *(cosine or {}), *entities}
-        if admitted is not None:
-            metas = {rid: admitted[rid] for rid in found if rid in admitted}
-        else:  # the lexical candidates carry their headers; the others' are looked up
-            metas = dict(lexical.headers)
-            rest = found.difference(metas)
-            metas.update(header_repo.headers(self.session, list(rest), records, linked))
-        return Candidates(lexical, cosine, entities, linked, metas, admitted)
-
-    def _every_admitted(
-        self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
-    ) -> dict[str, RecordHeader] | None:
-        """The header of every record the request admits, when its scopes hold no more
-        records than the candidate pool (sizes remembered for a minute: scope_sizes):
-        every one of them may be a candidate then, and reading them all at once, while
-        the query is still being embedded, also gives each episode's neighbours without
-        a look-up (`adjacent.adjacent_episodes`). None otherwise, or when the scopes have
-        grown past the pool since."""
-        if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
-            return None
-        return header_repo.every_admitted(self.session, records, linked, pool)
-
-    def _vector(
-        self,
-        embedding: Future[Sequence[float]] | None,
-        records: RecordQuery,
-        pool: int,
-        also: list[str],
-        small_scope: bool,
-    ) -> dict[str, float] | None:
-        if embedding is None:
-            return None
-        scopes = records.filter.scopes
-        selective = bool(records.filter.tags_all) or (
-            bool(scopes)
-            and self.tier is Tier.sqlite
-            and scope_sizes.scopes_hold_fewer(
-                self.session, scopes, vector_cache.listing_bound(pool)
-            )
-        )
-        try:
-            return vector_repo.nearest(
-                self.session,
-                self.tier,
-                embedding.result,  # waited for once SQLite has listed the candidates
-                records,
-                pool,
-                also,
-                small_scope=small_scope,
-                ef_search=self.settings.ef_search,
-                selective=selective,
-            )
-        except EmbeddingError:
-            log.warning("query embedding failed; ranking without vectors", exc_info=True)
-            return None
-
-    def _name_look_up(
-        self, query: str, req: RetrieveRequest, trust: TrustContext
-    ) -> tuple[list[str], list[str] | None]:
-        """The normalized spellings under which the query may name entities, and the scopes
-        to look them up in: those the request and the caller allow (None: any). Entities
-        are looked up whatever types the request ranks: records that mention them are
-        lifted too."""
-        scopes = set(trust.scopes) if trust.scopes is not None else None
-        if req.scopes:  # the request's scopes narrow the look-up (and its index range)
-            scopes = set(req.scopes) if scopes is None else scopes & set(req.scopes)
-        if scopes is not None and not scopes:
-            return [], []
-        names = [entity_names.normalize(n) for n in name_candidates(query)]
-        return names, sorted(scopes) if scopes is not None else None
 
     def _spread(
         self,
@@ -382,17 +274,6 @@ class RetrieveService:
             if rid not in metas:
                 del components[rid]
         return bool(near)
-
-
-def start_query_embedding(
-    embedder: Embedder | None, tier: Tier, query: str | None
-) -> Future[Sequence[float]] | None:
-    """The query's embedding, started (or joined, when started already) on a helper
-    thread; None where a query retrieve uses no query vector (no embedder, tier 2, no
-    query)."""
-    if embedder is None or tier is Tier.postgres or not (query and query.strip()):
-        return None
-    return query_vector_soon(embedder, query)
 
 
 def _components_out(comp: Components | None, salience: float) -> ScoreComponents:

@@ -63,10 +63,13 @@ Params = dict[str, Any]  # filter_params of the request's RecordQuery
 # The change signature of record_embeddings (see _refresh), as two uncorrelated scalar
 # subqueries: SQLite evaluates each once per statement, so they ride along with the
 # statement that lists the admitted ids (and are the only statement when none is listed).
-_SIGNATURE = (
+SIGNATURE = (
     literal_column("(SELECT n FROM vector_removals WHERE id = 1)", Integer),
     literal_column("(SELECT coalesce(max(rowid), 0) FROM record_embeddings)", Integer),
 )
+# The admitted ids, and the change signature read with them, when the caller has listed
+# them already (a small-scope retrieve reads every admitted record's header first).
+Listed = tuple[list[str], tuple[int, int]]
 
 
 def _refresh(session: Session, cache: _Matrix, removals: int, max_rowid: int) -> None:
@@ -117,7 +120,7 @@ def _passing_statement(shape: FilterShape) -> Select[str]:
 @cache
 def _listing_statement(shape: FilterShape) -> Select[str, int, int]:
     """The ids the filters admit, `limit` at most, with the change signature."""
-    admitted = select(RecordRow.id, *_SIGNATURE).where(*bound_clauses(shape))
+    admitted = select(RecordRow.id, *SIGNATURE).where(*bound_clauses(shape))
     return admitted.limit(bindparam("limit"))
 
 
@@ -135,6 +138,7 @@ def sqlite_nearest(
     also: Sequence[str],
     *,
     selective: bool,
+    listed: Listed | None = None,
 ) -> dict[str, float]:
     """record id → cosine of the `limit` nearest records `records` admits, plus `also`.
     `query` gives the query's unit vector; it is asked for once the candidates are listed
@@ -144,11 +148,16 @@ def sqlite_nearest(
     listed (at most 32 x limit + 1) and, when few, scored alone. Otherwise, or when the
     listing overflows, everything is scored and the best rows are checked against the
     filter: listing up to 6,401 ids of the whole store took most of an all-scopes
-    retrieve, and saturated the API in the soak once the store held a few thousand."""
+    retrieve, and saturated the API in the soak once the store held a few thousand.
+    `listed`: the admitted ids and the change signature, read by the caller already."""
     small = listing_bound(limit) - 1
     shape, params = filter_shape(records, "sqlite"), filter_params(records)
     allowed: list[str] | None = None
-    if selective:
+    if listed is not None:
+        allowed, (removals, max_rowid) = listed
+        if not allowed:
+            return {}
+    elif selective:
         listing = _listing_statement(shape)
         admitted = session.execute(listing, {**params, "limit": small + 1}).all()
         if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
@@ -156,7 +165,7 @@ def sqlite_nearest(
         removals, max_rowid = admitted[0][1], admitted[0][2]
         allowed = [row[0] for row in admitted]
     else:
-        removals, max_rowid = session.execute(select(*_SIGNATURE)).one()
+        removals, max_rowid = session.execute(select(*SIGNATURE)).one()
     cache = _caches.of(session)
     with cache.lock:
         _refresh(session, cache, removals, max_rowid)

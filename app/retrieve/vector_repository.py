@@ -20,7 +20,7 @@ from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve.vector_cache import sqlite_nearest
+from app.retrieve.vector_cache import Listed, sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 
@@ -36,10 +36,11 @@ def nearest(
     small_scope: bool = False,
     ef_search: int,
     selective: bool = True,
+    listed: Listed | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
-    `small_scope`: the request's scopes hold few records (retrieve.service.SMALL_SCOPE);
+    `small_scope`: the request's scopes hold few records (retrieve.candidates.SMALL_SCOPE);
     PostgreSQL then ranks them by an exact scan at once: HNSW returns ef_search rows
     before filters apply, so a small scope of a large store keeps almost none of them and
     the exact scan followed anyway. `ef_search`: HNSW's search breadth (at least
@@ -48,10 +49,13 @@ def nearest(
     caller decides with its `listing_bound`: with no scope most of the store passes, and
     listing up to 6,401 ids cost more than scoring every row). `query` gives the query's
     vector (it may block until the embedding is done: SQLite asks after its first
-    statement)."""
+    statement). `listed` (SQLite): the admitted ids and the vectors' change signature, when
+    the caller has read them already (vector_cache.Listed)."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
-        return sqlite_nearest(session, vector, records, limit, also, selective=selective)
+        return sqlite_nearest(
+            session, vector, records, limit, also, selective=selective, listed=listed
+        )
     if tier is Tier.pgvector:
         q = unit_vector(query())
         clauses = query_clauses(records, dialect_of(session))
