@@ -11,8 +11,8 @@ from sqlalchemy import text
 
 from app.db import Database
 from app.records import repository as record_repo
-from app.retrieve import pg_text_repository as pg_text
 from app.retrieve import candidates as retrieve_candidates
+from app.retrieve import pg_text_repository as pg_text
 from tests.conftest import auth, make_settings
 
 
