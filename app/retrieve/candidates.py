@@ -89,7 +89,7 @@ class CandidateSearch:
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
         admitted, listed = self._every_admitted(req, records, pool, linked)
-        cosine = self._vector(embedding, records, pool, list(lexical.full), exact, listed)
+        cosine = self._vector(embedding, records, pool, list(lexical.full), exact, listed, admitted)
         found = {*lexical.full, *(cosine or {}), *entities}
         if admitted is not None:
             metas = {rid: admitted[rid] for rid in found if rid in admitted}
@@ -127,6 +127,7 @@ class CandidateSearch:
         also: list[str],
         small_scope: bool,
         listed: vector_cache.Listed | None = None,
+        admitted: dict[str, RecordHeader] | None = None,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
@@ -150,6 +151,7 @@ class CandidateSearch:
                 ef_search=self.settings.ef_search,
                 selective=selective,
                 listed=listed,
+                admitted=list(admitted) if admitted is not None else None,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)

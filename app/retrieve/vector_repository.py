@@ -37,6 +37,7 @@ def nearest(
     ef_search: int,
     selective: bool = True,
     listed: Listed | None = None,
+    admitted: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -50,7 +51,10 @@ def nearest(
     listing up to 6,401 ids cost more than scoring every row). `query` gives the query's
     vector (it may block until the embedding is done: SQLite asks after its first
     statement). `listed` (SQLite): the admitted ids and the vectors' change signature, when
-    the caller has read them already (vector_cache.Listed)."""
+    the caller has read them already (vector_cache.Listed). `admitted` (PostgreSQL): every
+    record the filters admit, when the caller has read them all; no more than `limit`, they
+    are all among the nearest, so they are scored by id (index look-ups) instead of a scan
+    of the vectors joined to the filtered records."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
         return sqlite_nearest(
@@ -58,6 +62,8 @@ def nearest(
         )
     if tier is Tier.pgvector:
         q = unit_vector(query())
+        if admitted is not None and len(admitted) <= limit:
+            return _pg_similarities(session, q, sorted({*admitted, *also}))
         clauses = query_clauses(records, dialect_of(session))
         if small_scope:
             return _pg_exact_with(session, q, clauses, limit, also)
