@@ -42,13 +42,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.pool import NullPool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import LOCOMO, REPO_ROOT, load_locomo, phase, postmaster_running, store_url, wipe
+from harness import (
+    LOCOMO,
+    REPO_ROOT,
+    load_locomo,
+    pg_admin,
+    phase,
+    postmaster_running,
+    store_url,
+    wipe,
+)
 
 BUILT, RUN = "consolidation_built", "consolidation_run"  # PostgreSQL databases
 JOB = "consolidation"
@@ -65,25 +72,6 @@ def store_urls(store: str, admin_url: str) -> tuple[str, str]:
         return f"sqlite:///{base / 'built.db'}", f"sqlite:///{base / 'run.db'}"
     built, run = (url.set(database=name) for name in (BUILT, RUN))
     return built.render_as_string(False), run.render_as_string(False)
-
-
-def pg_admin(admin_url: str, *statements: str) -> None:
-    """Run statements outside a transaction (CREATE/DROP DATABASE); retried while the
-    template is briefly in use (autovacuum)."""
-    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        for attempt in range(30):
-            try:
-                with engine.connect() as conn:
-                    for statement in statements:
-                        conn.execute(text(statement))
-                return
-            except OperationalError as exc:
-                if "being accessed by other users" not in str(exc) or attempt == 29:
-                    raise
-                time.sleep(1)
-    finally:
-        engine.dispose()
 
 
 def prepare(args: argparse.Namespace, datadir: Path, admin_url: str, built_url: str) -> Any:

@@ -26,6 +26,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 import httpx
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import NullPool
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = REPO_ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
@@ -209,6 +212,25 @@ def _tune_postgres(uri: str) -> bool:
             conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
             changed = True
     return changed
+
+
+def pg_admin(admin_url: str, *statements: str) -> None:
+    """Run statements outside a transaction (CREATE/DROP DATABASE, ANALYZE); retried while
+    the template is briefly in use (autovacuum)."""
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        for attempt in range(30):
+            try:
+                with engine.connect() as conn:
+                    for statement in statements:
+                        conn.execute(text(statement))
+                return
+            except OperationalError as exc:
+                if "being accessed by other users" not in str(exc) or attempt == 29:
+                    raise
+                time.sleep(1)
+    finally:
+        engine.dispose()
 
 
 # ------------------------------------------------------------------------- server

@@ -5,7 +5,7 @@ executes and the API process's CPU per request.
 The store holds LoCoMo turns (2,000 by default, ten scopes), captured through the API and
 embedded by `python -m app.worker`, which is then stopped so that nothing but the
 measured requests runs in the API process. On PostgreSQL the store is analyzed after
-seeding, as autovacuum would within its first minute (`analyze`). The server is
+seeding, as autovacuum would within its first minute. The server is
 bench/latency_server.py: the app as `python -m app.serve` serves it, plus a per-request
 statement counter.
 
@@ -30,8 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, text
-from sqlalchemy.pool import NullPool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (
@@ -39,6 +37,7 @@ from harness import (
     free_port,
     latency_ms,
     load_locomo,
+    pg_admin,
     server_env,
     stop,
     store_url,
@@ -101,19 +100,6 @@ def wait_embedded(client: httpx.Client, limit_s: float = 1800) -> None:
             return
         time.sleep(1)
     raise RuntimeError("records still pending embedding")
-
-
-def analyze(db_url: str) -> None:
-    """PostgreSQL's planner statistics, as autovacuum takes them within a minute of a load
-    (autovacuum_naptime): the measured requests then meet the plans of a store in use,
-    not of its first minute. (Measured right after seeding, the neighbour look-ups of a
-    query retrieve read a whole side of the scope per seed: 5.3 ms instead of 1.7.)"""
-    engine = create_engine(db_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("ANALYZE"))
-    finally:
-        engine.dispose()
 
 
 def operations(ids: list[str], questions: list[str], turns: list[str]) -> dict[str, Call]:
@@ -195,7 +181,10 @@ def run(store: str, records: int, n: int) -> dict[str, Any]:
                     wait_embedded(client)
                     seeded_s = time.monotonic() - started
                 if store == "postgres":
-                    analyze(db_url)
+                    # As autovacuum would within a minute of the load: right after seeding
+                    # the planner had no statistics, and the neighbour look-ups of a query
+                    # retrieve read a whole side of the scope per seed (5.3 ms, not 1.7).
+                    pg_admin(db_url, "ANALYZE")
                 ops = operations(ids, questions, turns)
                 results = {
                     name: measure(api, client, call, n // 10 if name == "batch_100" else n, 5)
