@@ -88,8 +88,10 @@ class CandidateSearch:
             mentioning=linked,
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
-        admitted, listed = self._every_admitted(req, records, pool, linked)
-        cosine = self._vector(embedding, records, pool, list(lexical.full), exact, listed, admitted)
+        admitted, signature = self._every_admitted(req, records, pool, linked)
+        cosine = self._vector(
+            embedding, records, pool, list(lexical.full), exact, admitted, signature
+        )
         found = {*lexical.full, *(cosine or {}), *entities}
         if admitted is not None:
             metas = {rid: admitted[rid] for rid in found if rid in admitted}
@@ -101,23 +103,22 @@ class CandidateSearch:
 
     def _every_admitted(
         self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
-    ) -> tuple[dict[str, RecordHeader] | None, vector_cache.Listed | None]:
+    ) -> tuple[dict[str, RecordHeader] | None, tuple[int, int] | None]:
         """The header of every record the request admits, when its scopes hold no more
         records than the candidate pool (sizes remembered for a minute: scope_sizes):
         every one of them may be a candidate then, and reading them all at once, while
         the query is still being embedded, also gives each episode's neighbours without
-        a look-up (`adjacent.adjacent_episodes`) and, on SQLite, the vector search its
-        ids and change signature without a listing. (None, None) otherwise, or when the
-        scopes have grown past the pool since."""
+        a look-up (`adjacent.adjacent_episodes`) and the vector search its ids (on SQLite
+        with the vectors' change signature, read beside them). (None, None) otherwise, or
+        when the scopes have grown past the pool since."""
         if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
             return None, None
         extra = vector_cache.SIGNATURE if self.tier is Tier.sqlite else ()
         read = header_repo.every_admitted(self.session, records, linked, pool, extra)
         if read is None:
             return None, None
-        headers, signature = read
-        listed = (list(headers), (int(signature[0]), int(signature[1]))) if signature else None
-        return headers, listed
+        headers, values = read
+        return headers, (int(values[0]), int(values[1])) if values else None
 
     def _vector(
         self,
@@ -126,8 +127,8 @@ class CandidateSearch:
         pool: int,
         also: list[str],
         small_scope: bool,
-        listed: vector_cache.Listed | None = None,
         admitted: dict[str, RecordHeader] | None = None,
+        signature: tuple[int, int] | None = None,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
@@ -150,8 +151,8 @@ class CandidateSearch:
                 small_scope=small_scope,
                 ef_search=self.settings.ef_search,
                 selective=selective,
-                listed=listed,
                 admitted=list(admitted) if admitted is not None else None,
+                signature=signature,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)

@@ -20,7 +20,7 @@ from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
-from app.retrieve.vector_cache import Listed, sqlite_nearest
+from app.retrieve.vector_cache import sqlite_nearest
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 
@@ -36,8 +36,8 @@ def nearest(
     small_scope: bool = False,
     ef_search: int,
     selective: bool = True,
-    listed: Listed | None = None,
     admitted: Sequence[str] | None = None,
+    signature: tuple[int, int] | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -50,13 +50,14 @@ def nearest(
     caller decides with its `listing_bound`: with no scope most of the store passes, and
     listing up to 6,401 ids cost more than scoring every row). `query` gives the query's
     vector (it may block until the embedding is done: SQLite asks after its first
-    statement). `listed` (SQLite): the admitted ids and the vectors' change signature, when
-    the caller has read them already (vector_cache.Listed). `admitted` (PostgreSQL): every
-    record the filters admit, when the caller has read them all; no more than `limit`, they
-    are all among the nearest, so they are scored by id (index look-ups) instead of a scan
-    of the vectors joined to the filtered records."""
+    statement). `admitted`: every record the filters admit, when the caller has read them
+    all (with, on SQLite, the vectors' change `signature` read beside them): SQLite then
+    scores them without listing them, and PostgreSQL, when they are no more than `limit`
+    (so all among the nearest), scores them by id (index look-ups) instead of a scan of
+    the vectors joined to the filtered records."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
+        listed = (list(admitted), signature) if admitted is not None and signature else None
         return sqlite_nearest(
             session, vector, records, limit, also, selective=selective, listed=listed
         )
