@@ -83,12 +83,12 @@ class CandidateSearch:
         silent = unscored_names(terms, {m.term for m in matches if m.readable})
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
+        admitted, signature = self._every_admitted(req, records, pool, linked)
         lexical = search_repo.lexical(
             self.session, terms, records, pool, small_scope=in_small, unscored=silent,
-            mentioning=linked,
+            mentioning=linked, with_headers=admitted is None,
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
-        admitted, signature = self._every_admitted(req, records, pool, linked)
         cosine = self._vector(
             embedding, records, pool, list(lexical.full), exact, admitted, signature
         )

@@ -136,6 +136,13 @@ def header_columns(dialect: str, mentioning: bool) -> list[Any]:
     return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
 
 
+def candidate_columns(dialect: str, mentioning: bool, with_headers: bool) -> list[Any]:
+    """`header_columns`, or only the first of them (the id) when the caller has the
+    headers already (a small-scope retrieve read every admitted record's)."""
+    columns = header_columns(dialect, mentioning)
+    return columns if with_headers else columns[:1]
+
+
 def header_from(now: float, values: Sequence[Any]) -> RecordHeader:
     """A header from the HEADER_WIDTH values of `header_columns`, salience at `now`."""
     rid, typ, scope, sens, created, event, mentioning, *decay = values

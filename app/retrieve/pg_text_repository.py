@@ -56,7 +56,7 @@ from app.records.clauses import FilterShape, bound_clauses, filter_params, filte
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
     RecordHeader,
-    header_columns,
+    candidate_columns,
     header_from,
     mentioning_params,
 )
@@ -93,13 +93,15 @@ def bm25(
     small_scope: bool = False,
     unscored: Sequence[str] = (),
     mentioning: Sequence[str] = (),
+    with_headers: bool = True,
 ) -> tuple[dict[str, float], dict[str, float], dict[str, RecordHeader]]:
     """record id → BM25 score of the best `limit` records `records` admits that match any
     query lexeme, their scores without the lexemes of `unscored`, and their headers
     (`small_scope`: the request's scopes hold few records, so every one of them is
     checked; `unscored`: terms whose lexemes choose and order the matches like the
     others; when they are all the query has, the second scores keep them; `mentioning`:
-    as for `header_repository.headers`)."""
+    as for `header_repository.headers`; `with_headers`: False when the caller has the
+    headers already, the third dict is then empty)."""
     query, unscored_text = " ".join(terms), " ".join(unscored)
     if _store_is_small(session):
         # Below LARGE_STORE every lexeme is counted: with the lexemes, in one statement.
@@ -116,7 +118,7 @@ def bm25(
         selective = rare or lexemes
     newest_only = not records.filter.scopes and sum(df[lx] for lx in selective) > MAX_MATCHES
     shape = filter_shape(records, "postgresql")
-    stmt = _bm25_statement(shape, small_scope, newest_only, bool(mentioning))
+    stmt = _bm25_statement(shape, small_scope, newest_only, bool(mentioning), with_headers)
     params = {
         **filter_params(records),
         **mentioning_params(mentioning),
@@ -134,16 +136,17 @@ def bm25(
     for score, unscored_score, *header in session.execute(stmt, params):
         rid = header[0]
         full[rid], without[rid] = float(score), float(unscored_score)
-        headers[rid] = header_from(records.now, header)
+        if with_headers:
+            headers[rid] = header_from(records.now, header)
     return full, without, headers
 
 
 @cache
 def _bm25_statement(
-    shape: FilterShape, small_scope: bool, newest_only: bool, mentioning: bool
+    shape: FilterShape, small_scope: bool, newest_only: bool, mentioning: bool, with_headers: bool
 ) -> Select[Any]:
     """The best `limit` matches of the `tsq` parameter under the filters, scored, with
-    their headers (`header_columns`); built once per shape (`newest_only`: among the
+    their headers (`candidate_columns`); built once per shape (`newest_only`: among the
     newest `max_matches` matches only)."""
     tsq = cast(bindparam("tsq", type_=Text), TSQUERY)
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
@@ -161,7 +164,7 @@ def _bm25_statement(
     if newest_only:
         matched = matched.order_by(RecordRow.created_at.desc()).limit(bindparam("max_matches"))
     best = _scored(matched.cte("matches")).limit(bindparam("limit")).subquery("best")
-    columns = header_columns(shape.dialect, mentioning)
+    columns = candidate_columns(shape.dialect, mentioning, with_headers)
     return (
         select(best.c.score, best.c.unscored, *columns)
         .join_from(best, RecordRow, RecordRow.id == best.c.id)

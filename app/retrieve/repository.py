@@ -47,7 +47,7 @@ from app.records.filters import RecordQuery
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.header_repository import (
     RecordHeader,
-    header_columns,
+    candidate_columns,
     header_from,
     mentioning_params,
 )
@@ -101,15 +101,19 @@ def lexical(
     small_scope: bool = False,
     unscored: Sequence[str] = (),
     mentioning: Sequence[str] = (),
+    with_headers: bool = True,
 ) -> LexicalScores:
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the `unscored` ones (the words of names the entity links
     match: see retrieve.terms.unscored_names). `small_scope`: see
-    retrieve.candidates.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`."""
+    retrieve.candidates.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`;
+    `with_headers`: False when the caller has the candidates' headers already."""
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
-        return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning)
+        return _sqlite_bm25(
+            session, list(terms), records, limit, unscored, mentioning, with_headers
+        )
     full, without, headers = pg_text.bm25(
         session,
         terms,
@@ -118,6 +122,7 @@ def lexical(
         small_scope=small_scope,
         unscored=unscored,
         mentioning=mentioning,
+        with_headers=with_headers,
     )
     return LexicalScores(full, without, headers)
 
@@ -132,12 +137,14 @@ def _sqlite_bm25(
     limit: int,
     unscored: Sequence[str],
     mentioning: Sequence[str],
+    with_headers: bool,
 ) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
     store_wide = not records.filter.scopes and records.visibility.scopes is None
-    stmt = _bm25_statement(filter_shape(records, "sqlite"), store_wide, bool(mentioning))
+    shape = filter_shape(records, "sqlite")
+    stmt = _bm25_statement(shape, store_wide, bool(mentioning), with_headers)
     params = {
         **filter_params(records),
         **mentioning_params(mentioning),
@@ -153,7 +160,8 @@ def _sqlite_bm25(
     bounded = False
     for rowid, score, oldest, *header in session.execute(stmt, params):
         found[rowid] = (header[0], -float(score))
-        headers[header[0]] = header_from(records.now, header)
+        if with_headers:
+            headers[header[0]] = header_from(records.now, header)
         bounded = bool(oldest)
     full = dict(found.values())
     silent = set(unscored)
@@ -186,9 +194,11 @@ _RESCORED = select(_fts.c.rowid, _RANK).where(
 
 
 @cache
-def _bm25_statement(shape: FilterShape, store_wide: bool, mentioning: bool) -> Select[Any]:
+def _bm25_statement(
+    shape: FilterShape, store_wide: bool, mentioning: bool, with_headers: bool
+) -> Select[Any]:
     """The best matches of the `match` parameter by BM25 under the filters, with their
-    headers (`header_columns`), built once per shape; `store_wide` (no scope: every scope
+    headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
     of the store) among the newest MAX_MATCHES matches of `newest_match` only on a large
     store (`_newest_matches_start`). The headers are read for the best `limit` only:
     FTS5 ranks every match, and reading a header's columns for each cost more."""
@@ -208,7 +218,7 @@ def _bm25_statement(shape: FilterShape, store_wide: bool, mentioning: bool) -> S
         .cte("best")
         .prefix_with("MATERIALIZED")
     )
-    columns = header_columns(shape.dialect, mentioning)
+    columns = candidate_columns(shape.dialect, mentioning, with_headers)
     return select(best.c.rowid, best.c.rank, best.c.start, *columns).join_from(
         best, RecordRow, best.c.rowid == _RECORD_ROWID
     )
