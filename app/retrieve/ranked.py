@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.models import RecordRow
+from app.relations.repository import Edges
 from app.retrieve import repository as search_repo
 from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranking import Components
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE
-from app.trust import TrustContext
+from app.trust import TrustContext, Visibility
 
 
 @dataclass
@@ -26,6 +27,10 @@ class Ranked:
     terms: list[str] = field(default_factory=list)
     signals: list[str] = field(default_factory=list)
     rows: dict[str, RecordRow] = field(default_factory=dict)  # full rows loaded so far
+    # The outgoing edges of loaded rows, read with them when the answer shows edges
+    # (`reading`: whose view of their other ends; None: rows load without edges).
+    edges: Edges = field(default_factory=dict)
+    reading: Visibility | None = None
     # Whether a loaded record holds for this request (semantic validity windows and
     # conditions live in the payload, so they are checked once rows are loaded).
     holds: Callable[[RecordRow], bool] = lambda _row: True

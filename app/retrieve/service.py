@@ -23,6 +23,7 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import service as relations
+from app.relations.repository import Edges
 from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, validity
@@ -49,7 +50,7 @@ from app.retrieve.schemas import (
 )
 from app.retrieve.selection import selection_for
 from app.retrieve.terms import query_terms
-from app.trust import TrustContext
+from app.trust import TrustContext, Visibility
 
 log = logging.getLogger("membrane.retrieve")
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
@@ -102,7 +103,7 @@ class RetrieveService:
     def retrieve(self, req: RetrieveRequest, trust: TrustContext) -> RetrieveResponse:
         trust = narrow(trust, req.trust)
         now = clock.now()
-        ranked = self.rank(req, trust, now, record_filter(req))
+        ranked = self.rank(req, trust, now, record_filter(req), with_edges=True)
         picks = selection_picks(ranked, trust)
         rows = self.head(ranked, req.limit, also=picks)  # the selection's rows load with it
         if req.group_by_layer:
@@ -114,20 +115,42 @@ class RetrieveService:
         )
 
     def rank(
-        self, req: RetrieveRequest, trust: TrustContext, now: float, flt: RecordFilter
+        self,
+        req: RetrieveRequest,
+        trust: TrustContext,
+        now: float,
+        flt: RecordFilter,
+        *,
+        with_edges: bool = False,
     ) -> Ranked:
+        """The candidates in rank order (`with_edges`: the rows it loads carry the
+        outgoing edges the answer shows, read in the same statements)."""
         records = RecordQuery(flt, trust.listing(), now)
+        reading = trust.reading() if with_edges else None
         if not (req.query and req.query.strip()):
-            rows = search_repo.by_salience(self.session, records, req.limit + VALIDITY_SLACK)
-            ranked = Ranked(
-                order=[header_repo.header_of(r, now) for r in rows],
-                signals=["salience"],
-                rows={r.id: r for r in rows},
-            )
+            ranked = self._rank_by_salience(records, req.limit + VALIDITY_SLACK, reading)
         else:
             ranked = self._rank_query(req, trust, records)
+        ranked.reading = reading
         ranked.holds = validity_check(req, now)
         return ranked
+
+    def _rank_by_salience(
+        self, records: RecordQuery, limit: int, reading: Visibility | None
+    ) -> Ranked:
+        if reading is None:
+            rows = search_repo.by_salience(self.session, records, limit)
+            edges: Edges = {}
+        else:
+            rows, edges = search_repo.by_salience_with_edges(
+                self.session, records, limit, reading, MAX_RELATIONS_PER_ITEM
+            )
+        return Ranked(
+            order=[header_repo.header_of(r, records.now) for r in rows],
+            signals=["salience"],
+            rows={r.id: r for r in rows},
+            edges=edges,
+        )
 
     def head(self, ranked: Ranked, n: int, also: Sequence[str] = ()) -> list[RecordRow]:
         """Full rows of the best `n` candidates that hold, in rank order; the rows of
@@ -139,12 +162,21 @@ class RetrieveService:
             start += len(wanted)
             extra = [rid for rid in also if rid not in wanted] if first else []
             first = False
-            missing = [rid for rid in (*wanted, *extra) if rid not in ranked.rows]
-            ranked.rows.update(search_repo.load(self.session, missing))
+            self._load(ranked, [rid for rid in (*wanted, *extra) if rid not in ranked.rows])
             out += [
                 ranked.rows[r] for r in wanted if r in ranked.rows and ranked.holds(ranked.rows[r])
             ]
         return out
+
+    def _load(self, ranked: Ranked, ids: Sequence[str]) -> None:
+        if ranked.reading is None:
+            ranked.rows.update(search_repo.load(self.session, ids))
+            return
+        rows, edges = search_repo.load_with_edges(
+            self.session, ids, ranked.reading, MAX_RELATIONS_PER_ITEM
+        )
+        ranked.rows.update(rows)
+        ranked.edges.update(edges)
 
     def selection(
         self,
@@ -179,8 +211,9 @@ class RetrieveService:
         readable = [r for r in rows if not trust.redacts(r.sensitivity)]
         by_source: dict[str, list[RelationRow]] = defaultdict(list)
         if with_relations:
-            ids = [r.id for r in readable]
-            for rel in relations.outgoing(self.session, ids, trust):
+            by_source.update(ranked.edges)
+            unread = [r.id for r in readable if r.id not in ranked.edges]
+            for rel in relations.outgoing(self.session, unread, trust):
                 if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
                     by_source[rel.source_id].append(rel)
         hidden = unseen_in_rows(self.session, readable, trust)
