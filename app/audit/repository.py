@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from functools import cache
+from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
-from app.models import AuditRow
+from app.models import AuditRow, RecordRow
+
+TRAIL_LIMIT = 1000  # entries a record's read shows (GET /v1/records/{id}/audit pages them)
 
 
 def append(
@@ -31,7 +37,7 @@ def append(
     return row
 
 
-def for_record(session: Session, record_id: str, limit: int = 1000) -> list[AuditRow]:
+def for_record(session: Session, record_id: str, limit: int = TRAIL_LIMIT) -> list[AuditRow]:
     return list(session.scalars(_FOR_RECORD, {"record_id": record_id, "limit": limit}))
 
 
@@ -42,6 +48,52 @@ _FOR_RECORD = (
     .order_by(AuditRow.id)
     .limit(bindparam("limit"))
 )
+
+
+@cache
+def trail_column(dialect: str) -> ColumnElement[Any]:
+    """`for_record` of the statement's own `records` row (correlated), the first
+    `trail_limit` entries, as one JSON array of [id, action, actor, timestamp, rationale,
+    details] (`trail_of` reads it): a record and its trail in one round trip. SQLite's
+    timestamps travel as text with 17 digits (JSON would keep 15)."""
+    a = AuditRow
+    picked = (
+        select(a.id, a.action, a.actor, a.timestamp, a.rationale, a.details)
+        .where(a.record_id == RecordRow.id)
+        .order_by(a.id)
+        .limit(bindparam("trail_limit"))
+        .correlate(RecordRow)
+        .subquery("trail")
+    )
+    c = picked.c
+    if dialect == "sqlite":
+        stamp, details = func.printf("%!.17g", c.timestamp), func.json(c.details)
+        listed = func.json_group_array(
+            func.json_array(c.id, c.action, c.actor, stamp, c.rationale, details)
+        )
+    else:
+        item = func.json_build_array(c.id, c.action, c.actor, c.timestamp, c.rationale, c.details)
+        listed = func.coalesce(func.json_agg(item), text("'[]'::json"))
+    return select(listed).select_from(picked).correlate(RecordRow).scalar_subquery()
+
+
+def trail_of(record_id: str, listed: Any) -> list[AuditRow]:
+    """The entries `trail_column` listed for `record_id`, oldest first, as (unsaved) rows."""
+    items = json.loads(listed) if isinstance(listed, str) else (listed or [])
+    entries = [
+        AuditRow(
+            id=int(eid),
+            record_id=record_id,
+            action=action,
+            actor=actor,
+            timestamp=float(timestamp),
+            rationale=rationale,
+            details=details,
+        )
+        for eid, action, actor, timestamp, rationale, details in items
+    ]
+    entries.sort(key=lambda e: e.id)
+    return entries
 
 
 def tombstone(session: Session, record_id: str) -> AuditRow | None:

@@ -30,11 +30,14 @@ from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.audit import repository as audit_repo
+from app.audit.repository import trail_of
 from app.db import dialect_of
 from app.enums import LIVE_STATUSES, MemoryType
-from app.models import ProvenanceRow, RecordRow, TagRow
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow
 from app.models.clauses import among as among
 from app.models.clauses import off_index as off_index
+from app.models.clauses import visibility_params
 from app.models.clauses import visible as visible
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.clauses import query_clauses as query_clauses
@@ -42,6 +45,8 @@ from app.records.clauses import status_of as status_of
 from app.records.clauses import tags_all_clause as tags_all_clause
 from app.records.filters import RecordQuery
 from app.records.payload_json import StoredJson
+from app.relations.clauses import EVERY_EDGE, edges_column, edges_of
+from app.trust import Visibility
 
 
 def add_record(
@@ -129,6 +134,33 @@ def get(session: Session, record_id: str) -> RecordRow | None:
     return session.get(RecordRow, record_id)
 
 
+def get_for_reading(
+    session: Session, record_id: str, reading: Visibility
+) -> tuple[RecordRow, list[RelationRow], list[AuditRow]] | None:
+    """A record with every outgoing edge `reading` may see and its audit trail (the first
+    `audit_repo.TRAIL_LIMIT` entries), in one statement; None when there is no such
+    record. The caller checks that the record itself may be read."""
+    dialect = dialect_of(session)
+    stmt = _for_reading_statement(dialect, reading.scopes is not None)
+    params = {
+        **visibility_params(reading),
+        "record_id": record_id,
+        "edge_limit": EVERY_EDGE,
+        "trail_limit": audit_repo.TRAIL_LIMIT,
+    }
+    found = session.execute(stmt, params).one_or_none()
+    if found is None:
+        return None
+    row, edges, trail = found
+    return row, edges_of(row.id, edges), trail_of(row.id, trail)
+
+
+@cache
+def _for_reading_statement(dialect: str, scoped: bool) -> Select[Any]:
+    edges, trail = edges_column(dialect, scoped), audit_repo.trail_column(dialect)
+    return select(RecordRow, edges, trail).where(RecordRow.id == bindparam("record_id"))
+
+
 def get_many(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
     if not ids:
         return {}
@@ -169,22 +201,32 @@ def lock(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
 def page(
     session: Session,
     query: RecordQuery,
+    reading: Visibility,
     *,
     limit: int,
     after: tuple[float, str] | None,
-) -> list[RecordRow]:
-    """Newest first, stable order (created_at, id) with keyset pagination."""
-    stmt = _page_statement(filter_shape(query, dialect_of(session)), after is not None)
-    params = {**filter_params(query), "limit": limit}
+) -> list[tuple[RecordRow, list[RelationRow]]]:
+    """Newest first, stable order (created_at, id) with keyset pagination; each row with
+    every outgoing edge `reading` may see (read in the same statement)."""
+    shape = filter_shape(query, dialect_of(session))
+    stmt = _page_statement(shape, after is not None, reading.scopes is not None)
+    params = {
+        **filter_params(query),
+        **visibility_params(reading),
+        "limit": limit,
+        "edge_limit": EVERY_EDGE,
+    }
     if after is not None:
         params["after_created"], params["after_id"] = after
-    return list(session.scalars(stmt, params))
+    return [(row, edges_of(row.id, edges)) for row, edges in session.execute(stmt, params)]
 
 
 @cache
-def _page_statement(shape: FilterShape, paged: bool) -> Select[RecordRow]:
-    """Built once per filter shape (and whether a cursor is given)."""
-    stmt = select(RecordRow).where(*bound_clauses(shape))
+def _page_statement(shape: FilterShape, paged: bool, scoped: bool) -> Select[Any]:
+    """Built once per filter shape (whether a cursor is given, whether the reader is held
+    to some scopes)."""
+    edges = edges_column(shape.dialect, scoped)
+    stmt = select(RecordRow, edges).where(*bound_clauses(shape))
     if paged:
         created = bindparam("after_created", type_=Double)
         rid: Any = bindparam("after_id")

@@ -154,13 +154,7 @@ class RecordService:
     def require_readable(self, record_id: str, trust: TrustContext) -> RecordRow:
         """A record by id: 404 when missing, out of scope or two or more levels above the
         ceiling (as if it did not exist), 403 one level above (the redacted level)."""
-        row = record_repo.get(self.session, record_id)
-        if row is None or not trust.may_list(row.sensitivity, row.scope):
-            raise NotFound(f"No record {record_id!r}.")
-        if trust.redacts(row.sensitivity):
-            level = Sensitivity.from_rank(row.sensitivity).value
-            raise Forbidden(f"Record {record_id!r} is {level!r}, above your ceiling.")
-        return row
+        return _readable(record_repo.get(self.session, record_id), record_id, trust)
 
     def require_writable(self, record_id: str, trust: TrustContext) -> RecordRow:
         """A record a mutation may touch: readable, and inside the caller's write reach
@@ -185,9 +179,10 @@ class RecordService:
         row.provenance = provenance
 
     def read(self, record_id: str, trust: TrustContext) -> MemoryRecordOut:
-        row = self.require_readable(record_id, trust)
-        rels = relations.outgoing(self.session, [row.id], trust)
-        history = audit_repo.for_record(self.session, row.id)
+        """A record in full with its edges and trail (read in one statement)."""
+        found = record_repo.get_for_reading(self.session, record_id, trust.reading())
+        row = _readable(found[0] if found else None, record_id, trust)
+        _, rels, history = found or (row, [], [])
         hidden = unseen(self.session, named_refs([row], history), trust)
         seed_names = self.policy.seed_audit_names
         return full_view(row, clock.now(), rels, history, hidden, seed_names=seed_names)
@@ -203,11 +198,13 @@ class RecordService:
         now = clock.now()
         after = decode_cursor(cursor) if cursor else None
         query = RecordQuery(flt, trust.listing(), now)
-        rows = record_repo.page(self.session, query, limit=limit + 1, after=after)
-        more = len(rows) > limit
-        rows = rows[:limit]
+        found = record_repo.page(self.session, query, trust.reading(), limit=limit + 1, after=after)
+        more = len(found) > limit
+        rows = [row for row, _ in found[:limit]]
         readable = [r for r in rows if not trust.redacts(r.sensitivity)]
-        rels = relations.outgoing(self.session, [r.id for r in readable], trust)
+        rels = [
+            e for row, edges in found[:limit] if not trust.redacts(row.sensitivity) for e in edges
+        ]
         hidden = unseen_in_rows(self.session, readable, trust)
         items = list_views(rows, rels, trust, now, hidden)
         return RecordPage(items=items, next_cursor=encode_cursor(rows[-1]) if more else None)
@@ -269,6 +266,18 @@ class RecordService:
         )
         record_repo.remove_record(self.session, record_id)
         return RecordDeleted(id=record_id, deleted_at=clock.to_datetime(now))
+
+
+def _readable(row: RecordRow | None, record_id: str, trust: TrustContext) -> RecordRow:
+    """`row` when the caller may read it in full: 404 when missing, out of scope or two or
+    more levels above the ceiling (as if it did not exist), 403 one level above (the
+    redacted level)."""
+    if row is None or not trust.may_list(row.sensitivity, row.scope):
+        raise NotFound(f"No record {record_id!r}.")
+    if trust.redacts(row.sensitivity):
+        level = Sensitivity.from_rank(row.sensitivity).value
+        raise Forbidden(f"Record {record_id!r} is {level!r}, above your ceiling.")
+    return row
 
 
 def _tombstone(row: RecordRow, now: float) -> dict[str, object]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any
 
-from sqlalchemy import Select, bindparam, func, or_, select, text
+from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import RecordRow, RelationRow
 from app.models.clauses import visibility_params, visible_param
@@ -126,57 +123,3 @@ def touching(session: Session, ids: Iterable[str], limit: int) -> list[RelationR
         .limit(limit)
     )
     return list(session.scalars(stmt))
-
-
-# -- edges read with their records ----------------------------------------------------
-
-_EDGE = aliased(RelationRow, name="edge")
-_EDGE_END = aliased(RecordRow, name="edge_end")
-EVERY_EDGE = 2**31 - 1  # `edge_limit` when a read shows all of a record's edges
-Edges = dict[str, list[RelationRow]]
-
-
-@cache
-def edges_column(dialect: str, scoped: bool) -> ColumnElement[Any]:
-    """The `outgoing` edges of the statement's own `records` row (correlated), the first
-    `edge_limit` by id, as one JSON array of [id, predicate, target_id, weight,
-    created_at] (`edges_of` reads it): a record and its edges in one round trip. Its
-    parameters: `visibility_params` and `edge_limit`. SQLite writes a REAL into JSON
-    with 15 digits, so there the floats travel as text with 17 (exact; printf needs
-    its "!" flag to write more than 16)."""
-    picked = (
-        select(_EDGE.id, _EDGE.predicate, _EDGE.target_id, _EDGE.weight, _EDGE.created_at)
-        .outerjoin(_EDGE_END, _EDGE_END.id == _EDGE.target_id)
-        .where(
-            _EDGE.source_id == RecordRow.id,
-            or_(_EDGE_END.id.is_(None), visible_param(_EDGE_END, scoped)),
-        )
-        .order_by(_EDGE.id)
-        .limit(bindparam("edge_limit"))
-        .correlate(RecordRow)
-        .subquery("edges")
-    )
-    c = picked.c
-    if dialect == "sqlite":
-        exact = [func.printf("%!.17g", c.weight), func.printf("%!.17g", c.created_at)]
-        listed = func.json_group_array(func.json_array(c.id, c.predicate, c.target_id, *exact))
-    else:
-        item = func.json_build_array(c.id, c.predicate, c.target_id, c.weight, c.created_at)
-        listed = func.coalesce(func.json_agg(item), text("'[]'::json"))
-    return select(listed).select_from(picked).correlate(RecordRow).scalar_subquery()
-
-
-def edges_of(source_id: str, listed: Any) -> list[RelationRow]:
-    """The edges `edges_column` listed for `source_id`, by id, as (unsaved) rows."""
-    items = json.loads(listed) if isinstance(listed, str) else (listed or [])
-    return [
-        RelationRow(
-            id=int(rid),
-            source_id=source_id,
-            predicate=predicate,
-            target_id=target_id,
-            weight=float(weight),
-            created_at=float(created_at),
-        )
-        for rid, predicate, target_id, weight, created_at in sorted(items)
-    ]

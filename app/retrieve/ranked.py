@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.models import RecordRow
-from app.relations.repository import Edges
+from app.relations.clauses import Edges
 from app.retrieve import repository as search_repo
 from app.retrieve.header_repository import RecordHeader
 from app.retrieve.ranking import Components

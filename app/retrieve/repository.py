@@ -45,7 +45,7 @@ from app.records.clauses import (
     filter_shape,
 )
 from app.records.filters import RecordQuery
-from app.relations.repository import Edges, edges_column, edges_of
+from app.relations.clauses import Edges, edges_column, edges_of
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.header_repository import (
     RecordHeader,

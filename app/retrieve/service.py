@@ -23,7 +23,7 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
 from app.relations import service as relations
-from app.relations.repository import Edges
+from app.relations.clauses import Edges
 from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, validity

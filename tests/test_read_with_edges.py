@@ -1,8 +1,9 @@
-"""The edges shown with retrieved records, read in the statement that loads the records
-(`relations.repository.edges_column`): exactly the record's own outgoing edges as its
-relations listing gives them (weights and times to the last digit), none whose other end
-the caller may not read, the first MAX_RELATIONS_PER_ITEM by age, on every retrieve path.
-"""
+"""Records read with their edges (and, by GET, their audit trail) in the statement that
+loads them (`relations.clauses.edges_column`, `audit.repository.trail_column`): exactly
+the record's own outgoing edges as its relations listing gives them (weights and times to
+the last digit), none whose other end the caller may not read; a retrieved record shows
+the first MAX_RELATIONS_PER_ITEM by age, on every retrieve path; GET shows every edge and
+the same trail as the audit listing."""
 
 from __future__ import annotations
 
@@ -74,3 +75,30 @@ def test_a_retrieved_record_shows_its_first_edges_only(client: TestClient) -> No
         edges = retrieved_edges(client, "writer", source["id"], **body)
         assert [e["target_id"] for e in edges] == targets[:MAX_RELATIONS_PER_ITEM]
     assert len(listed_edges(client, "writer", source["id"])) == len(targets)
+
+
+def test_a_record_read_shows_its_edges_and_trail_as_their_own_listings(
+    client: TestClient,
+) -> None:
+    low, high = create(client, "low"), create(client, "high")
+    source = create(
+        client,
+        "low",
+        relations=[
+            {"predicate": "supports", "target_id": low["id"], "weight": 0.3333333333333333},
+            {"predicate": "supports", "target_id": high["id"]},
+        ],
+    )
+    url = f"/v1/records/{source['id']}"
+    r = client.post(
+        f"{url}/penalize", json={"amount": 0.1, "rationale": "misled"}, headers=auth("writer")
+    )
+    assert r.status_code == 200, r.text
+    for who, targets in (("reader", [low["id"]]), ("writer", [low["id"], high["id"]])):
+        record = client.get(url, headers=auth(who)).json()
+        assert [e["target_id"] for e in record["relations"]] == targets
+        assert record["relations"] == listed_edges(client, who, source["id"])
+        trail = client.get(f"{url}/audit", headers=auth(who)).json()["items"]
+        assert [e["action"] for e in trail] == ["create", "penalize"]
+        assert trail[1]["rationale"] == "misled" and trail[1]["details"]
+        assert record["audit_log"] == trail
