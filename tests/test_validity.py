@@ -81,3 +81,20 @@ def test_a_bad_valid_at_is_a_422(client: TestClient) -> None:
     )
     assert r.status_code == 422
     assert r.headers["content-type"].startswith("application/problem+json")
+
+
+def test_without_a_query_facts_out_of_their_window_leave_the_answer_full(
+    client: TestClient,
+) -> None:
+    """The salience order reads `limit` rows first; facts among them left out for validity
+    make it read further, so the answer still has `limit` records, all holding."""
+    ended = [
+        create(client, fact(f"billing api allowed {n} rps", end="2025-01-01"), salience=0.9)["id"]
+        for n in range(3)
+    ]
+    current = [
+        create(client, fact(f"billing api allows {n} rps"), salience=0.5)["id"] for n in range(6)
+    ]
+    answer = ids(retrieve(client, types=["semantic"], limit=5))
+    assert len(answer) == 5 and set(answer) <= set(current)
+    assert not set(ended) & set(ids(retrieve(client, types=["semantic"], limit=20)))

@@ -70,8 +70,8 @@ def validity_check(req: RetrieveRequest, now: float) -> Callable[[RecordRow], bo
     return lambda row: validity.holds(row.type, row.payload or {}, at, req.context)
 
 
-# The no-query path reads this many extra rows, so facts left out for validity seldom
-# leave the answer short.
+# The no-query path reads `limit` rows; when facts among them are left out for validity,
+# it reads again with this many more, so the answer is seldom short.
 VALIDITY_SLACK = 20
 
 
@@ -127,29 +127,39 @@ class RetrieveService:
         outgoing edges the answer shows, read in the same statements)."""
         records = RecordQuery(flt, trust.listing(), now)
         reading = trust.reading() if with_edges else None
+        holds = validity_check(req, now)
         if not (req.query and req.query.strip()):
-            ranked = self._rank_by_salience(records, req.limit + VALIDITY_SLACK, reading)
+            ranked = self._rank_by_salience(records, req.limit, reading, holds)
         else:
             ranked = self._rank_query(req, trust, records)
         ranked.reading = reading
-        ranked.holds = validity_check(req, now)
+        ranked.holds = holds
         return ranked
 
     def _rank_by_salience(
-        self, records: RecordQuery, limit: int, reading: Visibility | None
+        self,
+        records: RecordQuery,
+        limit: int,
+        reading: Visibility | None,
+        holds: Callable[[RecordRow], bool],
     ) -> Ranked:
-        if reading is None:
-            rows = search_repo.by_salience(self.session, records, limit)
-            edges: Edges = {}
-        else:
-            rows, edges = search_repo.by_salience_with_edges(
-                self.session, records, limit, reading, MAX_RELATIONS_PER_ITEM
-            )
+        rows, edges = self._by_salience(records, limit, reading)
+        if len(rows) == limit and sum(map(holds, rows)) < limit:  # some left out: read on
+            rows, edges = self._by_salience(records, limit + VALIDITY_SLACK, reading)
         return Ranked(
             order=[header_repo.header_of(r, records.now) for r in rows],
             signals=["salience"],
             rows={r.id: r for r in rows},
             edges=edges,
+        )
+
+    def _by_salience(
+        self, records: RecordQuery, limit: int, reading: Visibility | None
+    ) -> tuple[list[RecordRow], Edges]:
+        if reading is None:
+            return search_repo.by_salience(self.session, records, limit), {}
+        return search_repo.by_salience_with_edges(
+            self.session, records, limit, reading, MAX_RELATIONS_PER_ITEM
         )
 
     def head(self, ranked: Ranked, n: int, also: Sequence[str] = ()) -> list[RecordRow]:
