@@ -102,6 +102,8 @@ def questions_asked(*texts: str) -> str:
     out: list[str] = []
     size = 0
     for text in texts:
+        if not any(mark in text for mark in _QUESTION_MARKS):
+            continue  # most texts ask nothing: no sentence split (a capture's costliest regex)
         for piece in _SENTENCE_END.split(text):
             sentence = _LABEL.sub("", piece).strip()
             asks = sentence.rstrip("\"')]!")[-1:] in _QUESTION_MARKS
