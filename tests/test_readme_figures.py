@@ -310,12 +310,13 @@ SIXTH_END = {"sqlite": "feee223", "postgres": "2c291e6"}
 
 def latency_today() -> list[Figure]:
     """The fifth session's pair (bd155e0 → 4ba658f, rows named plainly), the sixth's
-    (7603638 → its end, rows named in code type) and the seventh's (36cc118 → the code
-    beside it, rows named with the day)."""
+    (7603638 → its end, rows named in code type), the seventh's (36cc118 → ef11b18, rows
+    named with the day) and the eighth's (009ea52 → the newest file, rows named so)."""
     return (
         latency_pair("bd155e0", "4ba658f", "{op}")
         + latency_pair("7603638", SIXTH_END, "`{op}`")
-        + latency_pair("36cc118", "", "{op}, 11-27")
+        + latency_pair("36cc118", "ef11b18", "{op}, 11-27")
+        + latency_pair("009ea52", "", "{op}, eighth")
     )
 
 
