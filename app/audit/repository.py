@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import AuditRow, RecordRow
+from app.models.clauses import json_rows, rows_of_json
 
 TRAIL_LIMIT = 1000  # entries a record's read shows (GET /v1/records/{id}/audit pages them)
 
@@ -54,8 +54,7 @@ _FOR_RECORD = (
 def trail_column(dialect: str) -> ColumnElement[Any]:
     """`for_record` of the statement's own `records` row (correlated), the first
     `trail_limit` entries, as one JSON array of [id, action, actor, timestamp, rationale,
-    details] (`trail_of` reads it): a record and its trail in one round trip. SQLite's
-    timestamps travel as text with 17 digits (JSON would keep 15)."""
+    details] (`trail_of` reads it): a record and its trail in one round trip."""
     a = AuditRow
     picked = (
         select(a.id, a.action, a.actor, a.timestamp, a.rationale, a.details)
@@ -65,22 +64,12 @@ def trail_column(dialect: str) -> ColumnElement[Any]:
         .correlate(RecordRow)
         .subquery("trail")
     )
-    c = picked.c
-    if dialect == "sqlite":
-        stamp, details = func.printf("%!.17g", c.timestamp), func.json(c.details)
-        listed = func.json_group_array(
-            func.json_array(c.id, c.action, c.actor, stamp, c.rationale, details)
-        )
-    else:
-        item = func.json_build_array(c.id, c.action, c.actor, c.timestamp, c.rationale, c.details)
-        listed = func.coalesce(func.json_agg(item), text("'[]'::json"))
-    return select(listed).select_from(picked).correlate(RecordRow).scalar_subquery()
+    return json_rows(dialect, picked)
 
 
 def trail_of(record_id: str, listed: Any) -> list[AuditRow]:
     """The entries `trail_column` listed for `record_id`, oldest first, as (unsaved) rows."""
-    items = json.loads(listed) if isinstance(listed, str) else (listed or [])
-    entries = [
+    return [
         AuditRow(
             id=int(eid),
             record_id=record_id,
@@ -90,10 +79,8 @@ def trail_of(record_id: str, listed: Any) -> list[AuditRow]:
             rationale=rationale,
             details=details,
         )
-        for eid, action, actor, timestamp, rationale, details in items
+        for eid, action, actor, timestamp, rationale, details in rows_of_json(listed)
     ]
-    entries.sort(key=lambda e: e.id)
-    return entries
 
 
 def tombstone(session: Session, record_id: str) -> AuditRow | None:

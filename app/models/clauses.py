@@ -8,10 +8,25 @@ Records' own filter (`query_clauses`) is `app/records/clauses.py`."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Boolean, Float, String, and_, any_, bindparam, case, func, literal, or_
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    String,
+    and_,
+    any_,
+    bindparam,
+    case,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
@@ -119,3 +134,34 @@ def current_salience_sql(
     floored = greatest(dialect, decayed, table.min_salience)
     expired = and_(table.max_age_s.is_not(None), table.created_at + table.max_age_s <= at)
     return case((table.pinned.is_(True), table.salience_base), (expired, 0.0), else_=floored)
+
+
+def json_rows(dialect: str, rows: Any) -> ColumnElement[Any]:
+    """The rows of the subquery `rows`, in its order, as one JSON array of arrays (one per
+    row, its columns in order; [] when there is none): a scalar subquery for a column of
+    the enclosing statement (`rows` may correlate with it), so that a record and its
+    dependent rows come back in one round trip. SQLite writes a REAL into JSON with 15
+    significant digits, so there Float columns travel as text with 17 (exact; printf
+    needs its "!" flag to write more than 16) and JSON columns as JSON (`json()`)."""
+    if dialect == "sqlite":
+        items = [_sqlite_json_item(c) for c in rows.c]
+        listed = func.json_group_array(func.json_array(*items))
+    else:
+        item = func.json_build_array(*rows.c)
+        listed = func.coalesce(func.json_agg(item), literal_column("'[]'::json"))
+    return select(listed).select_from(rows).correlate(RecordRow).scalar_subquery()
+
+
+def _sqlite_json_item(column: Any) -> ColumnElement[Any]:
+    if isinstance(column.type, Float):
+        return func.printf("%!.17g", column)
+    if isinstance(column.type, JSON):
+        return func.json(column)
+    return column  # type: ignore[no-any-return]
+
+
+def rows_of_json(listed: Any) -> list[list[Any]]:
+    """The rows a `json_rows` column held (SQLite returns its text, psycopg the parsed
+    JSON), sorted: each row's first column is its id."""
+    rows: list[list[Any]] = json.loads(listed) if isinstance(listed, str) else (listed or [])
+    return sorted(rows)

@@ -4,16 +4,15 @@ into the relations repository."""
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, exists, func, or_, select, text
+from sqlalchemy import bindparam, exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.models import RecordRow, RelationRow
-from app.models.clauses import among_param, off_index, visible_param
+from app.models.clauses import among_param, json_rows, off_index, rows_of_json, visible_param
 
 
 def mentions_any(
@@ -52,9 +51,7 @@ def edges_column(dialect: str, scoped: bool) -> ColumnElement[Any]:
     """The `outgoing` edges of the statement's own `records` row (correlated), the first
     `edge_limit` by id, as one JSON array of [id, predicate, target_id, weight,
     created_at] (`edges_of` reads it): a record and its edges in one round trip. Its
-    parameters: `visibility_params` and `edge_limit`. SQLite writes a REAL into JSON
-    with 15 digits, so there the floats travel as text with 17 (exact; printf needs
-    its "!" flag to write more than 16)."""
+    parameters: `visibility_params` and `edge_limit`."""
     picked = (
         select(_EDGE.id, _EDGE.predicate, _EDGE.target_id, _EDGE.weight, _EDGE.created_at)
         .outerjoin(_EDGE_END, _EDGE_END.id == _EDGE.target_id)
@@ -67,19 +64,11 @@ def edges_column(dialect: str, scoped: bool) -> ColumnElement[Any]:
         .correlate(RecordRow)
         .subquery("edges")
     )
-    c = picked.c
-    if dialect == "sqlite":
-        exact = [func.printf("%!.17g", c.weight), func.printf("%!.17g", c.created_at)]
-        listed = func.json_group_array(func.json_array(c.id, c.predicate, c.target_id, *exact))
-    else:
-        item = func.json_build_array(c.id, c.predicate, c.target_id, c.weight, c.created_at)
-        listed = func.coalesce(func.json_agg(item), text("'[]'::json"))
-    return select(listed).select_from(picked).correlate(RecordRow).scalar_subquery()
+    return json_rows(dialect, picked)
 
 
 def edges_of(source_id: str, listed: Any) -> list[RelationRow]:
     """The edges `edges_column` listed for `source_id`, by id, as (unsaved) rows."""
-    items = json.loads(listed) if isinstance(listed, str) else (listed or [])
     return [
         RelationRow(
             id=int(rid),
@@ -89,5 +78,5 @@ def edges_of(source_id: str, listed: Any) -> list[RelationRow]:
             weight=float(weight),
             created_at=float(created_at),
         )
-        for rid, predicate, target_id, weight, created_at in sorted(items)
+        for rid, predicate, target_id, weight, created_at in rows_of_json(listed)
     ]
