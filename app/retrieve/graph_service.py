@@ -58,7 +58,7 @@ class GraphService:
         readable = [row for row, _ in walk.nodes.values() if not trust.redacts(row.sensitivity)]
         hidden = unseen_in_rows(self.retrieve.session, readable, trust)
         return GraphResponse(
-            roots=self.retrieve.items(roots, ranked, trust, now, with_relations=False),
+            roots=self.retrieve.items(roots, ranked, trust, now),
             nodes=[
                 GraphNode(
                     record=self._view(row, trust, now, hidden),

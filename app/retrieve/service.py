@@ -7,7 +7,6 @@ the records that make the answer are loaded in full."""
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,11 +17,10 @@ from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder
 from app.enums import LIVE_STATUSES, MemoryType
-from app.models import RecordRow, RelationRow
+from app.models import RecordRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
 from app.records.views import full_view, redacted_view
-from app.relations import service as relations
 from app.relations.clauses import Edges
 from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
@@ -109,7 +107,7 @@ class RetrieveService:
         if req.group_by_layer:
             rows.sort(key=lambda r: ranking.layer_index(r.type))  # stable: score order kept
         return RetrieveResponse(
-            items=self.items(rows, ranked, trust, now, with_relations=True),
+            items=self.items(rows, ranked, trust, now),
             selection=self.selection(ranked, trust, now, req.context, picks),
             signals=ranked.signals,
         )
@@ -210,22 +208,11 @@ class RetrieveService:
         return selection_for(rows, ranked.terms, ranked.cosine, now, threshold, context, weights)
 
     def items(
-        self,
-        rows: Sequence[RecordRow],
-        ranked: Ranked,
-        trust: TrustContext,
-        now: float,
-        *,
-        with_relations: bool,
+        self, rows: Sequence[RecordRow], ranked: Ranked, trust: TrustContext, now: float
     ) -> list[RetrievedItem]:
+        """The answer's items; each readable record with the edges read with its row (none
+        where `rank` was not asked for them: the graph's roots)."""
         readable = [r for r in rows if not trust.redacts(r.sensitivity)]
-        by_source: dict[str, list[RelationRow]] = defaultdict(list)
-        if with_relations:
-            by_source.update(ranked.edges)
-            unread = [r.id for r in readable if r.id not in ranked.edges]
-            for rel in relations.outgoing(self.session, unread, trust):
-                if len(by_source[rel.source_id]) < MAX_RELATIONS_PER_ITEM:
-                    by_source[rel.source_id].append(rel)
         hidden = unseen_in_rows(self.session, readable, trust)
         out: list[RetrievedItem] = []
         for row in rows:
@@ -235,7 +222,7 @@ class RetrieveService:
                     RetrievedItem(record=redacted_view(row, now), score=None, components=None)
                 )
                 continue
-            view = full_view(row, now, by_source[row.id], hidden=hidden)
+            view = full_view(row, now, ranked.edges.get(row.id, []), hidden=hidden)
             comp = ranked.components.get(row.id)
             out.append(
                 RetrievedItem(
