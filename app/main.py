@@ -18,6 +18,7 @@ from app.errors import Problem, install_handlers
 from app.forget.router import router as forget_router
 from app.header_guard import HeaderGuardMiddleware
 from app.health.router import router as health_router
+from app.heap import startup_heap_frozen
 from app.idempotency.http import replay_response
 from app.idempotency.service import IdempotentReplay
 from app.interpret.worker import InterpretationWorker
@@ -124,8 +125,9 @@ def _lifespan(
             InterpretationWorker.start(state.db, settings) if in_process else None
         )
         try:
-            async with mcp.running():
-                yield
+            with startup_heap_frozen():
+                async with mcp.running():
+                    yield
         finally:
             if state.interpretation is not None:
                 state.interpretation.stop()

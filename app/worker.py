@@ -16,6 +16,7 @@ from app import logs
 from app.config import Settings
 from app.db import Database
 from app.embedding.runtime import EmbeddingRuntime
+from app.heap import startup_heap_frozen
 from app.interpret.worker import InterpretationWorker
 from app.jobs.scheduler import start_scheduler
 from app.startup import exit_if_database_unopenable, settings_or_exit
@@ -38,7 +39,8 @@ def run(settings: Settings, stop: threading.Event) -> None:
         "on" if scheduler is not None else "off",
     )
     try:
-        stop.wait()
+        with startup_heap_frozen():
+            stop.wait()
     finally:
         if interpretation is not None:
             interpretation.stop()
