@@ -50,6 +50,7 @@ REPOSITORY_BASE = {
     "app.records.clauses",
     "app.relations.clauses",
     "app.models.clauses",
+    "app.models.staging",
 }
 # SQL modules that are not named *repository.
 SQL_MODULES = {"app.retrieve.vector_cache"}

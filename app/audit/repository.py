@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.models import AuditRow, RecordRow
+from app.models import AuditRow, RecordRow, staging
 from app.models.clauses import json_rows, rows_of_json
 
 TRAIL_LIMIT = 1000  # entries a record's read shows (GET /v1/records/{id}/audit pages them)
@@ -33,7 +33,7 @@ def append(
         rationale=rationale,
         details=dict(details or {}),
     )
-    session.add(row)
+    staging.add(session, row)
     return row
 
 

@@ -10,7 +10,7 @@ from collections.abc import Collection
 
 from sqlalchemy.orm import Session
 
-from app.models import InterpretationQueueRow
+from app.models import InterpretationQueueRow, staging
 
 
 def enqueue(
@@ -22,7 +22,8 @@ def enqueue(
     scopes: Collection[str] | None,
     now: float,
 ) -> None:
-    session.add(
+    staging.add(
+        session,
         InterpretationQueueRow(
             record_id=record_id,
             actor_id=actor_id,
@@ -32,5 +33,5 @@ def enqueue(
             next_attempt_at=now,
             status="pending",
             created_at=now,
-        )
+        ),
     )

@@ -81,8 +81,9 @@ class CaptureService:
         record_repo.insert_staged(self.session, self._staged)
         self._staged.clear()
         self._contradicts += self.records.settle_staged()
-        self.session.flush()  # what settling wrote: edges and audit entries
+        record_repo.insert_staged(self.session, self._staged)  # what settling added
         self._staged.clear()
+        self.session.flush()  # and changed: the records it contested
 
     def mark(self) -> tuple[int, int, int]:
         """Where a capture starts, for `forget_since` should it be refused."""
@@ -93,9 +94,6 @@ class CaptureService:
         rows, entities, facts = mark
         self.records.forget_facts_since(facts)
         self.questions.forget(self._staged[rows:])
-        for row in self._staged[rows:]:
-            if row in self.session:
-                self.session.expunge(row)
         del self._staged[rows:]
         self.entities.forget_since(entities)
 
@@ -347,7 +345,7 @@ class CaptureService:
             rationale=body.rationale,
             details={"previous": previous, "outcome": body.outcome.value, **body.details},
         )
-        self.session.flush()
+        self.write_staged()  # the audit entry and provenance row, with the record's change
         return self.records.view(row, trust)
 
 

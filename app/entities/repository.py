@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.db import lock_texts
 from app.enums import LIVE_STATUSES
-from app.models import EntityTermRow, RecordRow
+from app.models import EntityTermRow, RecordRow, staging
 from app.models.clauses import visibility_params, visible, visible_param
 from app.trust import Visibility
 
@@ -31,7 +31,7 @@ def normalize(name: str) -> str:
 
 def add_terms(session: Session, record_id: str, scope: str | None, names: Iterable[str]) -> None:
     for term in {normalize(n) for n in names if normalize(n)}:
-        session.add(EntityTermRow(record_id=record_id, term=term, scope=scope or ""))
+        staging.add(session, EntityTermRow(record_id=record_id, term=term, scope=scope or ""))
 
 
 def lock_names(session: Session, names: Iterable[tuple[str | None, str]]) -> None:

@@ -8,7 +8,7 @@ from functools import cache
 from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from app.models import RecordRow, RelationRow
+from app.models import RecordRow, RelationRow, staging
 from app.models.clauses import visibility_params, visible_param
 from app.trust import Visibility
 
@@ -48,7 +48,7 @@ def add_edge(
     row = RelationRow(
         source_id=source_id, predicate=predicate, target_id=target_id, weight=weight, created_at=now
     )
-    session.add(row)
+    staging.add(session, row)
     return row
 
 
