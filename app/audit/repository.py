@@ -25,7 +25,8 @@ def append(
     rationale: str | None = None,
     details: Mapping[str, object] | None = None,
 ) -> AuditRow:
-    row = AuditRow(
+    row = staging.new_row(
+        AuditRow,
         record_id=record_id,
         action=action,
         actor=actor,

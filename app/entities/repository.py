@@ -31,7 +31,8 @@ def normalize(name: str) -> str:
 
 def add_terms(session: Session, record_id: str, scope: str | None, names: Iterable[str]) -> None:
     for term in {normalize(n) for n in names if normalize(n)}:
-        staging.add(session, EntityTermRow(record_id=record_id, term=term, scope=scope or ""))
+        row = staging.new_row(EntityTermRow, record_id=record_id, term=term, scope=scope or "")
+        staging.add(session, row)
 
 
 def lock_names(session: Session, names: Iterable[tuple[str | None, str]]) -> None:

@@ -65,7 +65,7 @@ def add_record(
     else:
         staging.add(session, row)
     for tag in row.tags:
-        staging.add(session, TagRow(record_id=row.id, tag=tag))
+        staging.add(session, staging.new_row(TagRow, record_id=row.id, tag=tag))
     for prov in provenance:
         prov.record_id = row.id
         staging.add(session, prov)

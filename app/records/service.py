@@ -16,7 +16,7 @@ from app.audit import repository as audit_repo
 from app.entities import service as entities
 from app.enums import MemoryType, Sensitivity
 from app.errors import Conflict, DomainError, Forbidden, NotFound, Unprocessable
-from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow
+from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, staging
 from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.contradictions import Contradictions, NewFact
@@ -301,7 +301,8 @@ def _new_row(spec: RecordCreate, pol: ResolvedPolicy, actor_id: str, now: float)
     payload = payload_dict(spec.payload)
     provenance = spec.provenance.model_dump(mode="json", exclude_none=True)
     provenance.setdefault("created_by", actor_id)  # None was dropped above
-    return RecordRow(
+    return staging.new_row(
+        RecordRow,
         id=str(uuid.uuid4()),
         type=spec.memory_type.value,
         status="active",
@@ -335,7 +336,8 @@ def _provenance_rows(spec: RecordCreate) -> list[ProvenanceRow]:
 
 
 def _provenance_row(s: ProvenanceSource) -> ProvenanceRow:
-    return ProvenanceRow(
+    return staging.new_row(
+        ProvenanceRow,
         kind=s.kind,
         ref=s.ref,
         hash=s.hash,

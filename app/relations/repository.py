@@ -45,8 +45,13 @@ def add_edge(
     now: float,
     weight: float = 1.0,
 ) -> RelationRow:
-    row = RelationRow(
-        source_id=source_id, predicate=predicate, target_id=target_id, weight=weight, created_at=now
+    row = staging.new_row(
+        RelationRow,
+        source_id=source_id,
+        predicate=predicate,
+        target_id=target_id,
+        weight=weight,
+        created_at=now,
     )
     staging.add(session, row)
     return row
