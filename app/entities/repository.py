@@ -11,7 +11,7 @@ from functools import cache
 from sqlalchemy import Select, and_, bindparam, select, tuple_
 from sqlalchemy.orm import Session
 
-from app.db import lock_texts
+from app.db import column_rows, lock_texts
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow, staging
 from app.models.clauses import visibility_params, visible, visible_param
@@ -88,7 +88,9 @@ def live_entities_named(
             RecordRow.status.in_(LIVE_STATUSES),
         )
     )
-    return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in session.execute(stmt)]
+    return [
+        ((scope, term), rid, at, rank) for scope, term, rid, at, rank in column_rows(session, stmt)
+    ]
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def matching_terms(
         "statuses": list(LIVE_STATUSES),
         **visibility_params(vis),
     }
-    return [NameMatch(rid, term, bool(ok)) for rid, term, ok in session.execute(stmt, params)]
+    return [NameMatch(rid, term, bool(ok)) for rid, term, ok in column_rows(session, stmt, params)]
 
 
 @cache

@@ -12,7 +12,7 @@ from sqlalchemy import Double, Integer, Select, bindparam, case, cast, func, sel
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.models import AuditRow, RecordRow
 from app.models.clauses import current_salience_sql, visibility_params, visible_param
 from app.trust import HIGHEST_RANK, Visibility
@@ -61,7 +61,7 @@ def record_groups(
             created_recently=int(r or 0),
             positive=int(a or 0),
         )
-        for t, st, p, b, n, s, c, r, a in session.execute(stmt, params)
+        for t, st, p, b, n, s, c, r, a in column_rows(session, stmt, params)
     ]
 
 
@@ -118,8 +118,8 @@ def audit_tallies(
     reads_all = vis.scopes is None and vis.max_rank >= HIGHEST_RANK
     stmt = _tallies_statement(reads_all, vis.scopes is not None)
     params = {**visibility_params(vis), "since": since, "revisions": list(revision_actions)}
-    entries, reinforced, revised, reinforced_since, penalized_since = session.execute(
-        stmt, params
+    entries, reinforced, revised, reinforced_since, penalized_since = column_rows(
+        session, stmt, params
     ).one()
     return AuditTallies(
         int(entries), int(reinforced), int(revised), int(reinforced_since), int(penalized_since)
@@ -156,7 +156,7 @@ class UsageTotals:
 def usage_totals(session: Session, vis: Visibility) -> UsageTotals:
     """Competence performance and plan execution counts, in one pass over those types."""
     stmt = _usage_statement(vis.scopes is not None)
-    ok, failed, plan_avg = session.execute(stmt, visibility_params(vis)).one()
+    ok, failed, plan_avg = column_rows(session, stmt, visibility_params(vis)).one()
     return UsageTotals(
         competence_successes=float(ok or 0.0),
         competence_failures=float(failed or 0.0),
@@ -188,4 +188,4 @@ def _usage_statement(scoped: bool) -> Select[Any]:
 
 def counts_by_type(session: Session) -> dict[str, int]:
     stmt = select(RecordRow.type, func.count()).group_by(RecordRow.type)
-    return {t: int(n) for t, n in session.execute(stmt)}
+    return {t: int(n) for t, n in column_rows(session, stmt)}

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.decay_math import current_salience, expiry
 from app.models import RecordRow
 from app.models.clauses import among_param
@@ -73,7 +73,7 @@ def headers(
     stmt = _headers_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
     params = {**filter_params(records), **mentioning_params(mentioning), "ids": sorted(set(ids))}
     out: dict[str, RecordHeader] = {}
-    for values in session.execute(stmt, params):
+    for values in column_rows(session, stmt, params):
         header = header_from(records.now, values)
         out[header.id] = header
     return out
@@ -100,7 +100,7 @@ def every_admitted(
     `CandidateSearch.find`)."""
     stmt = _admitted_statement(filter_shape(records, dialect_of(session)), bool(mentioning), extra)
     params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
-    rows = session.execute(stmt, params).all()
+    rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
     headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.enums import MemoryType
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
@@ -114,7 +114,7 @@ def _candidates(
     more); the headers of the candidates passing the filters are added to `found`."""
     width = len(stmt.selected_columns) - HEADER_WIDTH - 2  # seed_id and `passes` aside
     candidates: dict[str, list[str | None]] = {}
-    for seed_id, *values in session.execute(stmt, params):
+    for seed_id, *values in column_rows(session, stmt, params):
         candidates[seed_id] = values[:width]
         passed, header = values[width], values[width + 1 :]
         if header[0] is not None and passed:

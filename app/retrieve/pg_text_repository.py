@@ -51,6 +51,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.db import column_rows
 from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
@@ -134,7 +135,7 @@ def bm25(
     full: dict[str, float] = {}
     without: dict[str, float] = {}
     headers: dict[str, RecordHeader] = {}
-    for score, unscored_score, *header in session.execute(stmt, params):
+    for score, unscored_score, *header in column_rows(session, stmt, params):
         rid = header[0]
         full[rid], without[rid] = float(score), float(unscored_score)
         if with_headers:
@@ -217,7 +218,7 @@ def _matching(tsq: ColumnElement[Any], small_scope: bool) -> ColumnElement[bool]
 def _lexemes(session: Session, query: str, unscored: str) -> tuple[list[str], set[str]]:
     """The lexemes of `query` and of `unscored` under the same 'english' configuration as
     search_tsv (one round trip)."""
-    rows = session.execute(_LEXEMES, {"query": query, "unscored": unscored}).all()
+    rows = column_rows(session, _LEXEMES, {"query": query, "unscored": unscored}).all()
     lexemes = sorted({lx for lx, silent in rows if not silent})
     return lexemes, {lx for lx, silent in rows if silent}
 
@@ -252,7 +253,7 @@ def _lexemes_counted(
     """`_lexemes` and the frequencies in one round trip: each query lexeme's records
     counted through the GIN index (quoted as `_quote` quotes it), and the store's records
     (`_RECORDS_IN_STORE`; never fewer than a lexeme's)."""
-    rows = session.execute(_COUNTED, {"query": query, "unscored": unscored}).all()
+    rows = column_rows(session, _COUNTED, {"query": query, "unscored": unscored}).all()
     lexemes = sorted({lx for lx, silent, _, _ in rows if not silent})
     df = {lx: float(n) for lx, silent, n, _ in rows if not silent}
     stored = max([float(rows[0][3]) if rows else 0.0, *df.values()])

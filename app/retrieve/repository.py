@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.models.clauses import among_param, current_salience_sql, visibility_params
@@ -161,7 +161,7 @@ def _sqlite_bm25(
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
     bounded = False
-    for rowid, score, oldest, *header in session.execute(stmt, params):
+    for rowid, score, oldest, *header in column_rows(session, stmt, params):
         found[rowid] = (header[0], -float(score))
         if with_headers:
             headers[header[0]] = header_from(records.now, header)
@@ -184,7 +184,7 @@ def _sqlite_bm25(
     # visited (an IN list of the rowids is not handed to FTS5; each is probed alone).
     rescored = {"match": scored, "lowest": min(found), "highest": max(found)}
     without = dict.fromkeys(full, 0.0)
-    for rowid, score in session.execute(_RESCORED, rescored):
+    for rowid, score in column_rows(session, _RESCORED, rescored):
         if rowid in found:
             without[found[rowid][0]] = -float(score)
     return LexicalScores(full, without, headers)

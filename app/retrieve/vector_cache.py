@@ -14,6 +14,7 @@ import numpy as np
 from sqlalchemy import Integer, Select, bindparam, literal_column, select, text
 from sqlalchemy.orm import Session
 
+from app.db import column_rows
 from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
@@ -159,13 +160,13 @@ def sqlite_nearest(
             return {}
     elif selective:
         listing = _listing_statement(shape)
-        admitted = session.execute(listing, {**params, "limit": small + 1}).all()
+        admitted = column_rows(session, listing, {**params, "limit": small + 1}).all()
         if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
             return {}
         removals, max_rowid = admitted[0][1], admitted[0][2]
         allowed = [row[0] for row in admitted]
     else:
-        removals, max_rowid = session.execute(select(*SIGNATURE)).one()
+        removals, max_rowid = column_rows(session, select(*SIGNATURE)).one()
     cache = _caches.of(session)
     with cache.lock:
         _refresh(session, cache, removals, max_rowid)

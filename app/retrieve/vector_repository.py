@@ -14,7 +14,7 @@ from sqlalchemy import Select, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import Tier, dialect_of
+from app.db import Tier, column_rows, dialect_of
 from app.embedding.unit import unit_vector
 from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among
@@ -105,11 +105,11 @@ def _pg_nearest(
     """Through the HNSW index, walking `ef` entries."""
     base, distance = _pg_candidates(q, clauses, limit)
     session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
-    rows = list(session.execute(base.order_by(distance)))
+    rows = list(column_rows(session, base.order_by(distance)))
     if len(rows) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
         # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
-        rows = list(session.execute(base.order_by(distance + 0.0)))  # `+ 0`: not the index
+        rows = list(column_rows(session, base.order_by(distance + 0.0)))  # `+ 0`: not the index
     return {rid: 1.0 - float(d) for rid, d in rows}
 
 
@@ -126,10 +126,10 @@ def _pg_exact_with(
     nearest = base.order_by(distance + 0.0).subquery()  # `+ 0`: an exact scan, not HNSW
     rows = select(*nearest.c)
     stmt = union_all(rows, _pg_of_ids(q, also)) if also else rows
-    return {rid: 1.0 - float(d) for rid, d in session.execute(stmt)}
+    return {rid: 1.0 - float(d) for rid, d in column_rows(session, stmt)}
 
 
 def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
     if not ids:
         return {}
-    return {rid: 1.0 - float(d) for rid, d in session.execute(_pg_of_ids(q, ids))}
+    return {rid: 1.0 - float(d) for rid, d in column_rows(session, _pg_of_ids(q, ids))}
