@@ -17,7 +17,7 @@ from app.models import Base
 from tests.conftest import auth, make_settings
 
 # Backend-specific search structures live only in the migration (see app/models docstring).
-MIGRATION_ONLY_TABLES = {"alembic_version", "vector_removals"}  # SQLite-only counter
+MIGRATION_ONLY_TABLES = {"alembic_version", "vector_removals", "fts_deferred"}  # SQLite only
 MIGRATION_ONLY_COLUMNS = {("records", "search_tsv"), ("record_embeddings", "embedding")}
 MIGRATION_ONLY_INDEXES = {
     "ix_records_search_tsv",

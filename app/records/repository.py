@@ -23,6 +23,7 @@ from sqlalchemy import (
     inspect,
     or_,
     select,
+    text,
     update,
 )
 from sqlalchemy.orm import Mapper, Session
@@ -87,8 +88,10 @@ def staged_rows(session: Session) -> Iterator[list[object]]:
 def insert_staged(session: Session, staged: Sequence[object]) -> None:
     """Write gathered rows (in the order given) as one multi-row INSERT per table, records
     before the rows that refer to them: the ORM's flush costs ~40 µs per row on top,
-    which is most of a bulk capture. The rows stay out of the session. A table whose rows
-    do not all set the same columns goes through the ORM instead."""
+    which is most of a bulk capture. Gathered rows never enter the session; rows a caller
+    added to it are taken out once written. A table whose rows do not all set the same
+    columns goes through the ORM instead."""
+    added = session.new  # rows a caller put in the session itself (empty when gathered)
     tables: dict[type, list[object]] = {}
     for obj in staged:
         tables.setdefault(type(obj), []).append(obj)
@@ -106,8 +109,43 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
         # SQLite: into the table, not the class (the ORM's bulk INSERT path cost as much
         # again); PostgreSQL keeps the ORM's path, whose multi-row VALUES batches were
         # faster there than the driver's executemany (batch capture 54-63 vs 64-69 ms).
-        target = cast(Table, mapper.local_table) if dialect_of(session) == "sqlite" else cls
-        session.execute(insert(target), values)
+        if dialect_of(session) != "sqlite":
+            session.execute(insert(cls), values)
+        elif cls is RecordRow and len(rows) >= _FTS_BATCH:
+            with _indexed_together(session):
+                session.execute(insert(cast(Table, mapper.local_table)), values)
+        else:
+            session.execute(insert(cast(Table, mapper.local_table)), values)
+        for obj in (o for o in rows if o in added) if added else ():
+            session.expunge(obj)  # written: the session must not insert it again
+
+
+# SQLite: from this many records on, a multi-row INSERT indexes its records for full text
+# in one statement after it (migration 0014) rather than through the per-row trigger.
+_FTS_BATCH = 4
+_FTS_MARK = text(
+    "INSERT INTO fts_deferred (after_rowid) SELECT coalesce(max(rowid), 0) FROM records"
+)
+_FTS_INDEX = text(
+    "INSERT INTO records_fts (rowid, search_text, scope_key) SELECT rowid, search_text, "
+    "'x' || replace(replace(hex(coalesce(scope, '')), 'E', 'G'), 'D', 'H') FROM records "
+    "WHERE rowid > (SELECT after_rowid FROM fts_deferred)"
+)
+_FTS_UNMARK = text("DELETE FROM fts_deferred")
+
+
+@contextmanager
+def _indexed_together(session: Session) -> Iterator[None]:
+    """The records inserted inside the block enter the full-text index in one statement
+    at its end: the trigger, which indexes one row per nested statement (and FTS5 writes
+    a segment for each), stands aside while `fts_deferred` holds the mark (this
+    transaction's only; the scope key is the trigger's, migration 0003)."""
+    session.execute(_FTS_MARK)
+    try:
+        yield
+        session.execute(_FTS_INDEX)
+    finally:
+        session.execute(_FTS_UNMARK)
 
 
 def add_provenance(session: Session, record_id: str, provenance: ProvenanceRow) -> None:
