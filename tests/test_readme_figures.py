@@ -316,7 +316,8 @@ def latency_today() -> list[Figure]:
         latency_pair("bd155e0", "4ba658f", "{op}")
         + latency_pair("7603638", SIXTH_END, "`{op}`")
         + latency_pair("36cc118", "ef11b18", "{op}, 11-27")
-        + latency_pair("009ea52", "", "{op}, eighth")
+        + latency_pair("009ea52", "87cfeef", "{op}, eighth")
+        + latency_pair("5e46393", "", "{op}, ninth")
     )
 
 
