@@ -192,8 +192,8 @@ def test_entities_of_a_refused_item_are_forgotten(db: Database) -> None:
 def test_staged_rows_are_written_whatever_columns_they_set(
     client: TestClient, db: Database
 ) -> None:
-    """insert_staged writes a table in one statement when its rows set the same columns,
-    and through the ORM (defaults applied) when they do not; none is left pending."""
+    """insert_staged writes a table in one statement per set of columns its rows set
+    (defaults fill the rest); rows a caller added to the session are not left pending."""
     from app.models import RelationRow
     from app.records.repository import insert_staged
 
@@ -227,3 +227,59 @@ def test_staged_rows_are_written_whatever_columns_they_set(
         ("q", "y", 1.0),
         ("q", "z", 0.25),
     ]
+
+
+def test_a_working_state_item_refused_in_its_savepoint_leaves_nothing(
+    client: TestClient, db: Database
+) -> None:
+    """A working-state item is refused after it staged an entity record (its second entity
+    is invalid): none of its rows is stored, whatever the items before it staged."""
+    bad = {
+        "source": "planner",
+        "source_kind": "working_state",
+        "scope": "s",
+        "content": {
+            "thread_id": "t1",
+            "state": "executing",
+            "entities": ["Zelda", {"name": "Yann", "types": ["t"] * 1001}],
+        },
+    }
+    before = [event(f"note {i}", content={"entities": [f"P{i}"]}, scope="s") for i in range(3)]
+    items = [*before, bad, event("after", scope="s")]
+    body = post_batch(client, items).json()
+    assert [x["status"] for x in body["results"]] == [201, 201, 201, 422, 201]
+    assert _entities_named(db, "Zelda") == [] and _entities_named(db, "Yann") == []
+    with db.transaction() as s:
+        records = s.scalar(select(func.count()).select_from(RecordRow))
+        audit = s.scalar(select(func.count()).select_from(AuditRow))
+    assert records == 3 + 3 + 1  # three notes, their three entities, the last event
+    assert audit == records
+
+
+def test_gathered_rows_of_mixed_columns_are_written_once(client: TestClient, db: Database) -> None:
+    """Rows gathered outside the session (app/models/staging.py), one table's rows setting
+    different columns: each row is stored once, also after the session flushes."""
+    from app.models import RelationRow, staging
+    from app.records.repository import insert_staged
+
+    rid = client.post("/v1/capture", json=event("anchor"), headers=W).json()["primary_record"]["id"]
+    with db.transaction() as s:
+        gathered = staging.start(s)
+        staging.add(s, staging.new_row(AuditRow, record_id=rid, action="probe", actor="t",
+                                       timestamp=1.0, rationale=None, details={}))  # fmt: skip
+        staging.add(s, staging.new_row(RelationRow, source_id=rid, predicate="r",
+                                       target_id="g1", created_at=1.0))  # fmt: skip
+        staging.add(s, staging.new_row(RelationRow, source_id=rid, predicate="r",
+                                       target_id="g2", weight=0.75, created_at=1.0))  # fmt: skip
+        insert_staged(s, gathered)
+        gathered.clear()
+        s.flush()
+    with db.transaction() as s:
+        probes = s.scalar(
+            select(func.count()).select_from(AuditRow).where(AuditRow.action == "probe")
+        )
+        edges = s.execute(
+            select(RelationRow.target_id, RelationRow.weight).where(RelationRow.predicate == "r")
+        ).all()
+    assert probes == 1
+    assert sorted(edges) == [("g1", 1.0), ("g2", 0.75)]

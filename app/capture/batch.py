@@ -61,10 +61,13 @@ def _capture_item(
 ) -> CaptureResult | CaptureBatchItem:
     if isinstance(request, CaptureBatchItem):
         return request
+    savepoint = _may_update(request)
+    if savepoint:
+        service.write_staged()  # the savepoint then holds this item alone
+    # After that write: a refused item's staged rows are those gathered since the mark.
     mark = service.mark()
     try:
-        if _may_update(request):
-            service.write_staged()  # the savepoint then holds this item alone
+        if savepoint:
             with service.session.begin_nested():
                 result = service.capture(request, trust)
                 service.write_staged()

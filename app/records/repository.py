@@ -89,8 +89,9 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
     """Write gathered rows (in the order given) as one multi-row INSERT per table, records
     before the rows that refer to them: the ORM's flush costs ~40 µs per row on top,
     which is most of a bulk capture. Gathered rows never enter the session; rows a caller
-    added to it are taken out once written. A table whose rows do not all set the same
-    columns goes through the ORM instead."""
+    added to it are taken out once written. Rows of one table that set different columns
+    go in one INSERT per set (no ORM flush: a flush would take along every row gathered,
+    those written already too)."""
     added = session.new  # rows a caller put in the session itself (empty when gathered)
     tables: dict[type, list[object]] = {}
     for obj in staged:
@@ -102,22 +103,29 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
         values = [
             {c: obj.__dict__[k] for k, c in columns.items() if k in obj.__dict__} for obj in rows
         ]
-        if any(v.keys() != values[0].keys() for v in values):
-            session.add_all(rows)
-            session.flush(rows)
-            continue
-        # SQLite: into the table, not the class (the ORM's bulk INSERT path cost as much
-        # again); PostgreSQL keeps the ORM's path, whose multi-row VALUES batches were
-        # faster there than the driver's executemany (batch capture 54-63 vs 64-69 ms).
-        if dialect_of(session) != "sqlite":
-            session.execute(insert(cls), values)
-        elif cls is RecordRow and len(rows) >= _FTS_BATCH:
-            with _indexed_together(session):
-                session.execute(insert(cast(Table, mapper.local_table)), values)
-        else:
-            session.execute(insert(cast(Table, mapper.local_table)), values)
+        by_keys: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for v in values:  # one INSERT per set of columns given (defaults fill the rest)
+            by_keys.setdefault(tuple(v), []).append(v)
+        for same in by_keys.values():
+            _insert_rows(session, cls, mapper, same)
         for obj in (o for o in rows if o in added) if added else ():
             session.expunge(obj)  # written: the session must not insert it again
+
+
+def _insert_rows(
+    session: Session, cls: type, mapper: Mapper[Any], values: list[dict[str, Any]]
+) -> None:
+    """One INSERT of rows that all set the same columns. SQLite: into the table, not the
+    class (the ORM's bulk INSERT path cost as much again); PostgreSQL keeps the ORM's
+    path, whose multi-row VALUES batches were faster there than the driver's executemany
+    (batch capture 54-63 vs 64-69 ms)."""
+    if dialect_of(session) != "sqlite":
+        session.execute(insert(cls), values)
+    elif cls is RecordRow and len(values) >= _FTS_BATCH:
+        with _indexed_together(session):
+            session.execute(insert(cast(Table, mapper.local_table)), values)
+    else:
+        session.execute(insert(cast(Table, mapper.local_table)), values)
 
 
 # SQLite: from this many records on, a multi-row INSERT indexes its records for full text
