@@ -28,7 +28,7 @@ from app.capture.working import close_thread, closes_thread
 from app.entities.service import EntityResolver
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
-from app.models import RecordRow, RelationRow
+from app.models import RecordRow, RelationRow, staging
 from app.records import repository as record_repo
 from app.records.payloads import Payload
 from app.records.schemas import MemoryRecordOut, Provenance, ProvenanceSource, RecordCreate
@@ -66,7 +66,7 @@ class CaptureService:
         self.questions = QuestionsBefore(session)  # an episode is found by what it answers
         # Rows staged and not yet written, in the order they were added (when records
         # defers its writes): written by write_staged, dropped by forget_since.
-        self._staged = record_repo.track_staged(session) if records.defer_writes else []
+        self._staged = staging.start(session) if records.defer_writes else []
         self._contradicts: list[RelationRow] = []  # edges settling contradictions wrote
 
     def capture_response(self, req: CaptureRequest, trust: TrustContext) -> CaptureResponse:

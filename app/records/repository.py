@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 from typing import Any, cast
 
@@ -72,19 +72,6 @@ def add_record(
         staging.add(session, prov)
 
 
-def track_staged(session: Session) -> list[object]:
-    """A list that receives, in order, every row the repositories stage from now on
-    (`app/models/staging.py`; what `insert_staged` is later given)."""
-    return staging.start(session)
-
-
-@contextmanager
-def staged_rows(session: Session) -> Iterator[list[object]]:
-    """`track_staged` for the rows staged inside the block only."""
-    with staging.gathering(session) as staged:
-        yield staged
-
-
 def insert_staged(session: Session, staged: Sequence[object]) -> None:
     """Write gathered rows (in the order given) as one multi-row INSERT per table, records
     before the rows that refer to them: the ORM's flush costs ~40 µs per row on top,
@@ -108,8 +95,10 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
             by_keys.setdefault(tuple(v), []).append(v)
         for same in by_keys.values():
             _insert_rows(session, cls, mapper, same)
-        for obj in (o for o in rows if o in added) if added else ():
-            session.expunge(obj)  # written: the session must not insert it again
+        if added:  # written: the session must not insert them again
+            for obj in rows:
+                if obj in added:
+                    session.expunge(obj)
 
 
 def _insert_rows(
@@ -121,10 +110,9 @@ def _insert_rows(
     (batch capture 54-63 vs 64-69 ms)."""
     if dialect_of(session) != "sqlite":
         session.execute(insert(cls), values)
-    elif cls is RecordRow and len(values) >= _FTS_BATCH:
-        with _indexed_together(session):
-            session.execute(insert(cast(Table, mapper.local_table)), values)
-    else:
+        return
+    together = cls is RecordRow and len(values) >= _FTS_BATCH
+    with _indexed_together(session) if together else nullcontext():
         session.execute(insert(cast(Table, mapper.local_table)), values)
 
 

@@ -355,7 +355,7 @@ def staged_writes(
     ORM flush per record (~4 ms each), then the new facts' contradictions settled in the
     order they came (with `settles_facts`)."""
     service = RecordService(session, policy, defer_writes=True, settles_facts=settles_facts)
-    with record_repo.staged_rows(session) as staged:
+    with staging.gathering(session) as staged:
         yield service
     record_repo.insert_staged(session, staged)
     service.settle_staged()
