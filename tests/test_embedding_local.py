@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from app.embedding.local_onnx import TOKENIZER_FILE
+from app.embedding.local_onnx import (
+    RUN_LENGTH_RATIO,
+    RUN_LENGTH_SLACK,
+    SUB_BATCH,
+    TOKENIZER_FILE,
+    length_runs,
+)
 from app.embedding.providers import EmbeddingError, LocalEmbedder
 from app.embedding.worker import embed_pending
 from tests.conftest import app_state, auth, make_settings
@@ -119,6 +125,23 @@ def test_a_batch_keeps_its_order_whatever_the_lengths(minilm: LocalEmbedder) -> 
     together = np.array(minilm.embed(texts))
     alone = np.array([minilm.embed([t])[0] for t in VARIED_TEXTS])
     assert np.allclose(together, np.tile(alone, (7, 1)), atol=1e-4)
+
+
+def test_runs_group_texts_of_similar_length_only() -> None:
+    """A record embedded alone is its whole text and its shorter sentences: they must not
+    share a run, where each sentence would be padded to the whole text's length."""
+    lengths = [41, 14, 12, 15, 9, 9, 9, 9, 9, 9, 9, 9, 9, 10, 200, 13]
+    runs = length_runs(lengths)
+    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+    flat = [lengths[i] for run in runs for i in run]
+    assert flat == sorted(lengths)  # shortest first
+    for run in runs:
+        assert 1 <= len(run) <= SUB_BATCH
+        first = lengths[run[0]]
+        assert all(lengths[i] <= RUN_LENGTH_RATIO * first + RUN_LENGTH_SLACK for i in run)
+    as_lengths = [[lengths[i] for i in run] for run in runs]
+    assert as_lengths == [[9] * 8, [9, 10, 12, 13], [14, 15], [41], [200]]
+    assert length_runs([]) == []
 
 
 def test_a_model_other_than_the_bundled_one_runs_on_torch() -> None:
