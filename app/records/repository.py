@@ -14,6 +14,7 @@ from typing import Any, cast
 from sqlalchemy import (
     JSON,
     Double,
+    Insert,
     Select,
     Table,
     and_,
@@ -32,7 +33,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.audit import repository as audit_repo
 from app.audit.repository import trail_of
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.enums import LIVE_STATUSES, MemoryType
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow, staging
 from app.models.clauses import among as among
@@ -113,7 +114,15 @@ def _insert_rows(
         return
     together = cls is RecordRow and len(values) >= _FTS_BATCH
     with _indexed_together(session) if together else nullcontext():
-        session.execute(insert(cast(Table, mapper.local_table)), values)
+        session.connection().execute(_table_insert(cast(Table, mapper.local_table)), values)
+
+
+@cache
+def _table_insert(table: Table) -> Insert:
+    """Built once per table (with its cache key), run on the session's connection: a
+    capture's few rows cost more to build and route through the ORM session than to
+    insert."""
+    return insert(table)
 
 
 # SQLite: from this many records on, a multi-row INSERT indexes its records for full text
@@ -331,7 +340,7 @@ def latest_episode(
     backwards); None when the scope holds none."""
     stmt = _latest_episode_statement(dialect_of(session))
     params = {"scope": scope, "other_than": other_than, "statuses": list(LIVE_STATUSES)}
-    row = session.execute(stmt, params).first()
+    row = column_rows(session, stmt, params).first()
     return (row[0], row[1], row[2], row[3]) if row is not None else None
 
 
