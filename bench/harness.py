@@ -254,7 +254,7 @@ class Server:
         started process (`api`, `worker`) and in total."""
         out: dict[str, float] = {}
         for name, proc in zip(("api", "worker"), self.processes, strict=False):
-            kib = sum(_rss_kib(pid) for pid in _descendants(proc.pid))
+            kib = sum(_rss_kib(pid) for pid in descendants(proc.pid))
             out[name] = round(kib / 1024, 1)
         out["total"] = round(sum(out.values()), 1)
         return out
@@ -281,7 +281,7 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def _descendants(root: int) -> set[int]:
+def descendants(root: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for status in Path("/proc").glob("[0-9]*/status"):
         try:

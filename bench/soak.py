@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import Server, latency_ms, load_locomo, production_server
+from harness import Server, descendants, latency_ms, load_locomo, production_server
 
 SCOPES = [f"soak-{n}" for n in range(8)]
 SEED_BATCH = 500
@@ -47,10 +47,12 @@ class Window:
     started_s: float
     latencies: list[float] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
+    by_operation: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, seconds: float, status: str) -> None:
+    def add(self, seconds: float, status: str, operation: str = "") -> None:
         self.latencies.append(seconds)
         self.statuses[status] = self.statuses.get(status, 0) + 1
+        self.by_operation.setdefault(operation, []).append(seconds)
 
 
 class Traffic:
@@ -67,7 +69,8 @@ class Traffic:
         self.questions = text.questions
         self.sent = 0
 
-    async def one(self, client: httpx.AsyncClient) -> str:
+    async def one(self, client: httpx.AsyncClient) -> tuple[str, str]:
+        """(operation, status) of one request of the mix."""
         roll = self.rng.random()
         if roll < 0.3 or not self.ids:
             self.sent += 1
@@ -76,23 +79,28 @@ class Traffic:
             r = await client.post("/v1/capture", json={**body, "scope": self.rng.choice(SCOPES)})
             if r.status_code == 201 and len(self.ids) < 10_000:
                 self.ids.append(r.json()["primary_record"]["id"])
+            return "capture", str(r.status_code)
         elif roll < 0.9:
             query: dict[str, Any] = {"query": self.rng.choice(self.questions), "limit": 10}
-            if self.rng.random() < 0.5:
+            one_scope = self.rng.random() < 0.5
+            if one_scope:
                 query["scopes"] = [self.rng.choice(SCOPES)]
             r = await client.post("/v1/retrieve", json=query)
-        else:
-            r = await client.get(f"/v1/records/{self.rng.choice(self.ids)}")
-        return str(r.status_code)
+            return ("retrieve_one_scope" if one_scope else "retrieve_all_scopes"), str(
+                r.status_code
+            )
+        r = await client.get(f"/v1/records/{self.rng.choice(self.ids)}")
+        return "get_record", str(r.status_code)
 
 
 async def _timed(traffic: Traffic, client: httpx.AsyncClient, window: Window) -> None:
     started = time.perf_counter()
+    operation = ""
     try:
-        status = await traffic.one(client)
+        operation, status = await traffic.one(client)
     except httpx.HTTPError as exc:
         status = type(exc).__name__
-    window.add(time.perf_counter() - started, status)
+    window.add(time.perf_counter() - started, status, operation)
 
 
 async def seed_store(url: str, traffic: Traffic, records: int) -> dict[str, float]:
@@ -171,6 +179,23 @@ async def soak(url: str, traffic: Traffic, rate: float, args: argparse.Namespace
     return windows
 
 
+def cpu_seconds(server: Server) -> dict[str, float]:
+    """User + system CPU seconds so far of the API and the worker processes (their
+    descendants included: the API's workers)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for name, proc in zip(("api", "worker"), server.processes, strict=False):
+        total = 0
+        for pid in descendants(proc.pid):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])
+        out[name] = round(total / ticks, 1)
+    return out
+
+
 def open_fds(server: Server) -> int:
     return len(os.listdir(f"/proc/{server.processes[0].pid}/fd"))
 
@@ -203,6 +228,7 @@ async def sample(server: Server, store: str, args: argparse.Namespace) -> list[d
             {
                 "at_s": round(time.monotonic() - begin, 1),
                 "rss_mb": server.rss_mb(),
+                "cpu_s": cpu_seconds(server),
                 "api_fds": open_fds(server),
                 "db_connections": db_connections(server, store),
             }
@@ -235,8 +261,21 @@ def summarize(windows: list[Window], samples: list[dict[str, Any]], warmup: int)
         "p99_first_ms": p99_first,
         "p99_last_ms": p99_last,
         "p99_last_over_first": round(p99_last / p99_first, 2) if p99_first else None,
+        "p99_first_last_by_operation": _by_operation(windows[:edge], windows[-edge:]),
         "windows_compared": edge,
     }
+
+
+def _by_operation(first: list[Window], last: list[Window]) -> dict[str, list[float]]:
+    """Per operation, [p99 of the first windows, p99 of the last] in ms."""
+    ops = {op for w in first + last for op in w.by_operation if op}
+    out: dict[str, list[float]] = {}
+    for op in sorted(ops):
+        a = [x for w in first for x in w.by_operation.get(op, [])]
+        b = [x for w in last for x in w.by_operation.get(op, [])]
+        if a and b:
+            out[op] = [latency_ms(a, (99,))["p99_ms"], latency_ms(b, (99,))["p99_ms"]]
+    return out
 
 
 def table(windows: list[Window], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -244,7 +283,12 @@ def table(windows: list[Window], samples: list[dict[str, Any]]) -> list[dict[str
     for window, res in zip(windows, samples, strict=False):
         lat = latency_ms(window.latencies, (50, 99))
         row: dict[str, Any] = {"from_s": window.started_s, "requests": len(window.latencies)}
-        rows.append({**row, **lat, "statuses": window.statuses, **res})
+        operations = {
+            op: {"n": len(values), **latency_ms(values, (50, 99))}
+            for op, values in sorted(window.by_operation.items())
+            if op
+        }
+        rows.append({**row, **lat, "statuses": window.statuses, "operations": operations, **res})
     return rows
 
 
