@@ -8,6 +8,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -128,6 +129,42 @@ def test_scored_then_checked_finds_few_passing_rows_in_chunks(
     assert list(found) == [ids[-1]] and found[ids[-1]] == pytest.approx(0.0)
     assert nearest(db, 0, selective=False, types=["plan_graph"]) == {}
     assert len(nearest(db, 0, selective=False)) == 10
+
+
+def test_a_scope_too_large_to_list_is_scored_alone(
+    sqlite_db: tuple[Database, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request of scopes that hold too many records to list scores their rows only:
+    the best rows of other scopes are never checked against the filter, and the scope's
+    best are found however far down the whole store they rank."""
+    db, client = sqlite_db
+    items = [
+        {"source": "t", "source_kind": "observation", "content": {"text": f"fact {i}"},
+         "scope": "small" if i % 10 == 0 else "big"}
+        for i in range(300)
+    ]  # fmt: skip
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    ids = [x["result"]["primary_record"]["id"] for x in r.json()["results"]]
+    small = {rid for i, rid in enumerate(ids) if i % 10 == 0}
+    with db.transaction() as s:  # every record of "big" is nearer the query than "small"
+        vectors = [(rid, axis(1) if rid in small else axis(0)) for rid in ids]
+        vectors[10] = (ids[10], [0.6, 0.8] + [0.0] * (DIM - 2))  # small's nearest
+        queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
+    checked: list[str] = []
+    passing = vector_cache._passing
+
+    def spy(session: Any, candidates: Sequence[str], *args: Any) -> set[str]:
+        checked.extend(candidates)
+        return passing(session, candidates, *args)
+
+    monkeypatch.setattr(vector_cache, "_passing", spy)
+    q = np.asarray(axis(0), dtype=np.float32)
+    records = RecordQuery(RecordFilter(scopes=["small"]), Visibility(4, None), time.time())
+    with db.transaction() as s:
+        found = sqlite_nearest(s, lambda: q, records, 10, [], selective=False)
+    assert set(found) <= small and len(found) == 10
+    assert next(iter(found)) == ids[10] and found[ids[10]] == pytest.approx(0.6)
+    assert checked and set(checked) <= small
 
 
 # sqlite_stat1 of the records table as ANALYZE (analysis_limit 1000) left it in the
