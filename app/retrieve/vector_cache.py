@@ -69,6 +69,13 @@ class _Snapshot:
     position: dict[str, int]  # may hold later rows: check against len(ids)
     in_scope: dict[str | None, list[int]]  # likewise
 
+    def rows_among(self, record_ids: Sequence[str]) -> np.ndarray:
+        """The rows of those of `record_ids` the view holds (rows appended after the
+        snapshot are not in it), in the order given."""
+        n = len(self.ids)
+        at = (self.position.get(rid, n) for rid in record_ids)
+        return np.fromiter((p for p in at if p < n), dtype=np.int64)
+
     def rows_of(self, scopes: Sequence[str]) -> np.ndarray:
         """The rows of the records of `scopes`, in order."""
         n = len(self.ids)
@@ -193,28 +200,22 @@ def sqlite_nearest(
     with cache.lock:
         _refresh(session, cache, removals, max_rowid)
         view = cache.snapshot()
-    matrix, ids, position = view.matrix, view.ids, view.position
+    matrix, ids = view.matrix, view.ids
     q = query()
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
-    n = len(ids)
     if allowed is not None and len(allowed) <= small:
-        rows = np.fromiter(
-            (p for p in (position.get(rid, n) for rid in allowed) if p < n), dtype=np.int64
-        )
+        rows = view.rows_among(allowed)
         chosen = _best(rows, matrix[rows] @ q, limit)
     elif records.filter.scopes:  # scopes too large to list: their rows, not the store's
         rows = view.rows_of(records.filter.scopes)
         chosen = _best_passing(session, rows, matrix[rows] @ q, ids, shape, params, limit)
     else:
-        rows = np.arange(n)
+        rows = np.arange(len(ids))
         chosen = _best_passing(session, rows, matrix @ q, ids, shape, params, limit)
     out = {ids[i]: s for i, s in chosen}
-    # Rows appended after the snapshot are not in it.
-    extra = [(rid, at) for rid in also if rid not in out and (at := position.get(rid, n)) < n]
-    if extra:
-        sims = matrix[[at for _, at in extra]] @ q
-        out.update((rid, float(sim)) for (rid, _), sim in zip(extra, sims, strict=True))
+    rest = view.rows_among([rid for rid in also if rid not in out])
+    out.update((ids[at], float(sim)) for at, sim in zip(rest, matrix[rest] @ q, strict=True))
     return out
 
 
