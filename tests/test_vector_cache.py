@@ -167,6 +167,23 @@ def test_a_scope_too_large_to_list_is_scored_alone(
     assert checked and set(checked) <= small
 
 
+@pytest.mark.parametrize("share", [0.05, 0.6])
+def test_similarities_of_some_rows_match_the_whole_product(
+    share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope's rows are gathered a chunk at a time when few, read from one pass over the
+    matrix when many: either way each row's similarity, in the rows' order."""
+    monkeypatch.setattr(vector_cache, "_GATHER_CHUNK", 7)
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((200, 16)).astype(np.float32)
+    q = rng.standard_normal(16).astype(np.float32)
+    rows = np.sort(rng.choice(200, size=int(200 * share), replace=False))
+    got = vector_cache.similarities(matrix, rows, q)
+    assert got.shape == (len(rows),)
+    assert np.allclose(got, (matrix @ q)[rows], atol=1e-5)
+    assert vector_cache.similarities(matrix, rows[:0], q).shape == (0,)
+
+
 # sqlite_stat1 of the records table as ANALYZE (analysis_limit 1000) left it in the
 # 200,000-record scale store: ~1,000 records per status, which is wrong by two orders.
 SCALE_STATS = {

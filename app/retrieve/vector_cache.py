@@ -5,6 +5,7 @@ or replaced), with the rows of each scope."""
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -77,10 +78,35 @@ class _Snapshot:
         return np.fromiter((p for p in at if p < n), dtype=np.int64)
 
     def rows_of(self, scopes: Sequence[str]) -> np.ndarray:
-        """The rows of the records of `scopes`, in order."""
+        """The rows of the records of `scopes`, in order. Each scope's list grows in row
+        order, so the rows past the view are its tail."""
         n = len(self.ids)
-        found = [r for s in set(scopes) for r in self.in_scope.get(s, ()) if r < n]
-        return np.sort(np.fromiter(found, dtype=np.int64, count=len(found)))
+        parts: list[np.ndarray] = []
+        for scope in set(scopes):
+            rows = self.in_scope.get(scope, [])
+            if rows:
+                parts.append(np.asarray(rows[: bisect_left(rows, n)], dtype=np.int64))
+        if not parts:
+            return _NONE
+        return np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+
+
+_NONE = np.empty(0, dtype=np.int64)
+# Scattered rows are gathered this many at a time (bounding the copy) when they are few
+# enough for the gather to cost less than one pass over the whole matrix.
+_GATHER_CHUNK = 16_384
+_GATHER_SHARE = 4  # gather when rows are at most 1/4 of the matrix
+
+
+def similarities(matrix: np.ndarray, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """matrix[rows] @ q without copying a large share of the matrix at once."""
+    if len(rows) * _GATHER_SHARE > len(matrix):
+        return np.asarray((matrix @ q)[rows])
+    out = np.empty(len(rows), dtype=np.float32)
+    for start in range(0, len(rows), _GATHER_CHUNK):
+        part = rows[start : start + _GATHER_CHUNK]
+        out[start : start + len(part)] = matrix[part] @ q
+    return out
 
 
 _caches: PerEngine[_Matrix] = PerEngine(_Matrix)
@@ -209,7 +235,8 @@ def sqlite_nearest(
         chosen = _best(rows, matrix[rows] @ q, limit)
     elif records.filter.scopes:  # scopes too large to list: their rows, not the store's
         rows = view.rows_of(records.filter.scopes)
-        chosen = _best_passing(session, rows, matrix[rows] @ q, ids, shape, params, limit)
+        sims = similarities(matrix, rows, q)
+        chosen = _best_passing(session, rows, sims, ids, shape, params, limit)
     else:
         rows = np.arange(len(ids))
         chosen = _best_passing(session, rows, matrix @ q, ids, shape, params, limit)
