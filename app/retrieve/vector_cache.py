@@ -204,7 +204,7 @@ def sqlite_nearest(
     scored and the best checked against the filter: listing up to 6,401 ids of the whole
     store took most of an all-scopes retrieve, and saturated the API in the soak once the
     store held a few thousand; scoring every row for one scope of 3,000 in a store of
-    24,000 cost 14-26 ms a search instead of 6-7.
+    24,000 cost 14-26 ms a search instead of 5-7.
     `listed`: the admitted ids and the change signature, read by the caller already."""
     small = listing_bound(limit) - 1
     shape, params = filter_shape(records, "sqlite"), filter_params(records)
