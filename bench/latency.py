@@ -38,6 +38,7 @@ from harness import (
     latency_ms,
     load_locomo,
     pg_admin,
+    process_cpu_s,
     server_env,
     stop,
     store_url,
@@ -55,9 +56,7 @@ class Api:
 
     def cpu_s(self) -> float:
         """User + system CPU seconds of the API process so far (all its threads)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks = os.sysconf("SC_CLK_TCK")
-        return (int(fields[11]) + int(fields[12])) / ticks
+        return process_cpu_s(self.process.pid)
 
 
 @contextmanager

@@ -34,7 +34,14 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import Server, descendants, latency_ms, load_locomo, production_server
+from harness import (
+    Server,
+    descendants,
+    latency_ms,
+    load_locomo,
+    process_cpu_s,
+    production_server,
+)
 
 SCOPES = [f"soak-{n}" for n in range(8)]
 SEED_BATCH = 500
@@ -182,17 +189,15 @@ async def soak(url: str, traffic: Traffic, rate: float, args: argparse.Namespace
 def cpu_seconds(server: Server) -> dict[str, float]:
     """User + system CPU seconds so far of the API and the worker processes (their
     descendants included: the API's workers)."""
-    ticks = os.sysconf("SC_CLK_TCK")
     out: dict[str, float] = {}
     for name, proc in zip(("api", "worker"), server.processes, strict=False):
-        total = 0
+        total = 0.0
         for pid in descendants(proc.pid):
             try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
+                total += process_cpu_s(pid)
+            except OSError:  # exited since it was listed
                 continue
-            total += int(fields[11]) + int(fields[12])
-        out[name] = round(total / ticks, 1)
+        out[name] = round(total, 1)
     return out
 
 
