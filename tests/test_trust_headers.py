@@ -95,3 +95,36 @@ def test_metrics_can_require_a_scrape_token(
     assert guarded.get("/metrics", headers=auth("admin")).status_code == 401
     r = guarded.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
     assert r.status_code == 200 and "membrane_" in r.text
+
+
+BAD_CEILING = {"X-Membrane-Max-Sensitivity": "secret-ish"}
+
+
+def test_the_caller_is_checked_before_the_narrowing_headers(
+    client: TestClient, db: Database
+) -> None:
+    """No key: 401; a key without the role: 403; both before a bad narrowing header is
+    looked at (422 only for a caller who may make the request)."""
+    event = {"source": "a", "source_kind": "event", "summary": "hello"}
+    no_key = client.post("/v1/capture", json=event, headers=BAD_CEILING)
+    assert no_key.status_code == 401, no_key.text
+    reader = client.post("/v1/capture", json=event, headers={**auth("reader"), **BAD_CEILING})
+    assert reader.status_code == 403, reader.text
+    writer = client.post("/v1/capture", json=event, headers={**auth("writer"), **BAD_CEILING})
+    assert writer.status_code == 422, writer.text
+    assert writer.json()["errors"][0]["loc"] == ["header", "X-Membrane-Max-Sensitivity"]
+    assert client.get("/v1/records", headers=BAD_CEILING).status_code == 401
+    assert client.get("/v1/records", headers={**auth("reader"), **BAD_CEILING}).status_code == 422
+    assert _records(db) == 0
+
+
+def test_narrowing_headers_narrow_reads_and_writes(client: TestClient) -> None:
+    event = {"source": "a", "source_kind": "event", "summary": "hello", "scope": "team-a"}
+    narrowed = {**auth("admin"), "X-Membrane-Scopes": "team-b"}
+    refused = client.post("/v1/capture", json=event, headers=narrowed)
+    assert refused.status_code == 403, refused.text
+    made = client.post("/v1/capture", json=event, headers=auth("admin"))
+    assert made.status_code == 201, made.text
+    rid = made.json()["primary_record"]["id"]
+    assert client.get(f"/v1/records/{rid}", headers=auth("admin")).status_code == 200
+    assert client.get(f"/v1/records/{rid}", headers=narrowed).status_code == 404
