@@ -10,7 +10,7 @@ from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import StateDep, Writer, WriteTrust
+from app.deps import Writer, WriteTrust
 from app.idempotency.service import (
     Answer,
     IdempotencyKey,
@@ -22,13 +22,6 @@ from app.request_work import writing
 from app.state import AppState
 
 REPLAYED_HEADER = "Idempotent-Replayed"
-
-
-async def _request_fingerprint(request: Request) -> str:
-    """The request's fingerprint, computed only when it carries a key."""
-    if "idempotency-key" not in request.headers:
-        return ""
-    return fingerprint(request.method, request.url.path, await request.body())
 
 
 KeyHeader = Annotated[
@@ -48,18 +41,22 @@ KeyHeader = Annotated[
 
 
 async def idempotency_key(
-    state: StateDep,
+    request: Request,
     principal: Writer,
     trust: WriteTrust,
-    request_fingerprint: Annotated[str, Depends(_request_fingerprint)],
     key: KeyHeader = None,
 ) -> IdempotencyKey:
     """The Idempotency-Key of a write that opens its own transactions (no request
-    session): claimed and answered by the write itself (`IdempotencyKey.in_session`)."""
+    session): claimed and answered by the write itself (`IdempotencyKey.in_session`).
+    The request's fingerprint is computed only when it carries a key."""
+    state: AppState = request.app.state.membrane
+    body_print = ""
+    if key is not None:
+        body_print = fingerprint(request.method, request.url.path, await request.body())
     return IdempotencyKey(
         actor=caller_identity(principal.actor_id, principal.key_sha256, trust),
         key=key,
-        fingerprint=request_fingerprint,
+        fingerprint=body_print,
         retention_s=state.settings.idempotency.retention_s,
     )
 
