@@ -89,9 +89,9 @@ class Promotion:
         already is reinforced, the others are created together. (created, reinforced)"""
         scope, rank = where
         distinct = list(dict.fromkeys(triples))  # a repeated triple is one fact
-        found = [(t, consolidation_repo.same_fact(self.session, scope, rank, t)) for t in distinct]
-        repeated = [existing for _, existing in found if existing is not None]
-        new = [spec_of(t) for t, existing in found if existing is None]
+        stored = consolidation_repo.same_facts(self.session, scope, rank, distinct)
+        repeated = [stored[t] for t in distinct if t in stored]
+        new = [spec_of(t) for t in distinct if t not in stored]
         with staged_writes(self.session, self.policy, settles_facts=True) as service:
             for record_id in repeated:  # their edges and audit entries are staged too
                 self.reinforce(record_id, [episode_id], rationale=rationale)

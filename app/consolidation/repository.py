@@ -26,7 +26,7 @@ from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.enums import LIVE_STATUSES
 from app.models import AuditRow, RecordRow, RelationRow, TagRow
 
@@ -255,40 +255,52 @@ def fact_object(dialect: str) -> ColumnElement[Any]:
     return func.json_extract(RecordRow.payload, literal_column("'$.object'"))
 
 
-def same_fact(
-    session: Session, scope: str | None, sensitivity: int, triple: tuple[str, str, str]
-) -> str | None:
-    """The oldest active semantic record with this subject, predicate and (text) object
-    in `scope` at exactly `sensitivity`."""
-    subject, predicate, obj = triple
-    stmt = _same_fact_statement(dialect_of(session), scope is None)
+def same_facts(
+    session: Session,
+    scope: str | None,
+    sensitivity: int,
+    triples: Sequence[tuple[str, str, str]],
+) -> dict[tuple[str, str, str], str]:
+    """For each of `triples` stored already: the oldest active semantic record with that
+    subject, predicate and (text) object in `scope` at exactly `sensitivity`. One
+    statement for an episode's facts (by the object index), not one per fact."""
+    if not triples:
+        return {}
+    stmt = _same_facts_statement(dialect_of(session), scope is None)
     params = {
-        "object": obj,
+        "objects": sorted({obj for _, _, obj in triples}),
         "statuses": list(LIVE_STATUSES),
         "scope": scope,
         "sensitivity": sensitivity,
-        "subject": subject,
-        "predicate": predicate,
     }
-    return session.scalar(stmt, params)
+    wanted = set(triples)
+    found: dict[tuple[str, str, str], str] = {}
+    for rid, subject, predicate, obj in column_rows(session, stmt, params):
+        triple = (subject, predicate, obj)
+        if triple in wanted and triple not in found:  # rows come oldest first
+            found[triple] = rid
+    return found
 
 
 @cache
-def _same_fact_statement(dialect: str, unscoped: bool) -> Select[str]:
+def _same_facts_statement(dialect: str, unscoped: bool) -> Select[Any]:
     """Built once per shape: consolidation looks up every fact it observes."""
     payload = RecordRow.payload
+    obj = fact_object(dialect)
     return (
-        select(RecordRow.id)
+        select(
+            RecordRow.id,
+            payload["subject"].as_string(),
+            payload["predicate"].as_string(),
+            obj,
+        )
         .where(
-            fact_object(dialect) == bindparam("object", type_=String()),
+            obj.in_(bindparam("objects", expanding=True, type_=String())),
             # a literal, not a parameter: it is the partial index's predicate (0005)
             RecordRow.type == literal_column("'semantic'"),
             RecordRow.status.in_(bindparam("statuses", expanding=True)),
             RecordRow.scope.is_(None) if unscoped else RecordRow.scope == bindparam("scope"),
             RecordRow.sensitivity == bindparam("sensitivity"),
-            payload["subject"].as_string() == bindparam("subject"),
-            payload["predicate"].as_string() == bindparam("predicate"),
         )
         .order_by(RecordRow.created_at, RecordRow.id)
-        .limit(1)
     )
