@@ -13,7 +13,7 @@ from sqlalchemy import Double, Update, bindparam, func, literal, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import dialect_of
+from app.db import column_rows, dialect_of
 from app.models import RecordRow
 from app.models.clauses import current_salience_sql, greatest
 
@@ -38,7 +38,9 @@ def reinforce(session: Session, record_id: str, now: float) -> float | None:
     """salience ← min(1, current + gain), clock reset. The row lock the UPDATE takes makes
     concurrent reinforcements queue and each see the previous one's result."""
     stmt = _reinforce_statement(dialect_of(session))
-    value = session.execute(stmt, {"record_id": record_id, "now": now}).scalar_one_or_none()
+    # On the session's connection: the ORM's update path (synchronize_session off, so it
+    # had nothing to do) cost more than the UPDATE; consolidation runs one per repeat.
+    value = column_rows(session, stmt, {"record_id": record_id, "now": now}).scalar_one_or_none()
     return None if value is None else float(value)
 
 
