@@ -28,7 +28,9 @@ def test_each_triple_finds_the_oldest_live_fact_of_its_scope_and_sensitivity(
     _fact(client, "carol", "rome", "other-team")  # other scope
     _fact(client, "dave", "oslo", "team", sensitivity="medium")  # other sensitivity
     gone = _fact(client, "erin", "lima", "team")
-    r = client.post(f"/v1/records/{gone}/retract", json={"rationale": "wrong"}, headers=auth("writer"))
+    r = client.post(
+        f"/v1/records/{gone}/retract", json={"rationale": "wrong"}, headers=auth("writer")
+    )
     assert r.status_code == 200, r.text
     triples = [
         ("alice", "lives_in", "paris"),

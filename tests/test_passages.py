@@ -54,3 +54,21 @@ def test_passage_text_is_the_episode_without_its_date_words() -> None:
     assert "may 2023" in searchable_text("episodic", payload)
     assert "2023" not in passage_text("episodic", payload)
     assert passages(passage_text("episodic", payload)) == ["Ana: I adopted a cat yesterday."]
+
+
+def test_an_episodes_words_are_searched_and_embedded_once() -> None:
+    """An event captured alone is its episode's summary and its one timeline event: the
+    text holds those words once (the embedder read them twice, at twice the cost)."""
+    said = "Ana: I adopted a cat yesterday."
+    alone = {"summary": said, "timeline": [{"t": "2023-05-08T13:56:00Z", "summary": said}]}
+    assert searchable_text("episodic", alone).count("adopted") == 1
+    assert passage_text("episodic", alone) == said
+    several = {
+        "summary": "moved house",
+        "timeline": [
+            {"t": "2023-05-08T13:56:00Z", "summary": "packed the boxes"},
+            {"t": "2023-05-09T09:00:00Z", "summary": "moved house"},
+            {"t": "2023-05-09T18:00:00Z", "summary": "unpacked"},
+        ],
+    }
+    assert passage_text("episodic", several) == "moved house packed the boxes unpacked"
