@@ -317,7 +317,8 @@ def latency_today() -> list[Figure]:
         + latency_pair("7603638", SIXTH_END, "`{op}`")
         + latency_pair("36cc118", "ef11b18", "{op}, 11-27")
         + latency_pair("009ea52", "87cfeef", "{op}, eighth")
-        + latency_pair("5e46393", "", "{op}, ninth")
+        + latency_pair("5e46393", "590e608", "{op}, ninth")
+        + latency_pair("a5eb0f5", "", "{op}, eleventh")
     )
 
 
