@@ -3,6 +3,8 @@ triples repeat, looked up for the whole episode at once, on both stores."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.testclient import TestClient
 
 from app.consolidation.repository import same_facts
@@ -14,7 +16,7 @@ from tests.lifecycle_support import create, semantic
 LOW = Sensitivity.low.rank
 
 
-def _fact(client: TestClient, subject: str, obj: str, scope: str, **fields: object) -> str:
+def _fact(client: TestClient, subject: str, obj: str, scope: str, **fields: Any) -> str:
     rid: str = create(client, semantic(subject, obj), scope=scope, **fields)["id"]
     return rid
 
