@@ -10,7 +10,7 @@ from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import Writer, WriteTrust
+from app.deps import StateDep, Writer, WriteTrust
 from app.idempotency.service import (
     Answer,
     IdempotencyKey,
@@ -42,6 +42,7 @@ KeyHeader = Annotated[
 
 async def idempotency_key(
     request: Request,
+    state: StateDep,
     principal: Writer,
     trust: WriteTrust,
     key: KeyHeader = None,
@@ -49,7 +50,6 @@ async def idempotency_key(
     """The Idempotency-Key of a write that opens its own transactions (no request
     session): claimed and answered by the write itself (`IdempotencyKey.in_session`).
     The request's fingerprint is computed only when it carries a key."""
-    state: AppState = request.app.state.membrane
     body_print = ""
     if key is not None:
         body_print = fingerprint(request.method, request.url.path, await request.body())
