@@ -4,6 +4,7 @@ a candidate-id filter looks ids up by key whatever the number of ids."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -129,6 +130,29 @@ def test_scored_then_checked_finds_few_passing_rows_in_chunks(
     assert list(found) == [ids[-1]] and found[ids[-1]] == pytest.approx(0.0)
     assert nearest(db, 0, selective=False, types=["plan_graph"]) == {}
     assert len(nearest(db, 0, selective=False)) == 10
+
+
+def test_scored_then_checked_returns_the_nearest_passing_rows_in_order(
+    sqlite_db: tuple[Database, TestClient],
+) -> None:
+    """When some of the nearest rows fail the filter, the answer is still the `limit`
+    nearest that pass, nearest first: six of the fifteen nearest are retracted, so the
+    first window (a little wider than the limit) holds nine that pass and is widened."""
+    db, client = sqlite_db
+    ids = add_records(client, 40)
+    angles = [0.02 * i for i in range(40)]  # rank i: cosine cos(0.02 i) with axis 0
+    retracted = [ids[i] for i in (0, 2, 4, 6, 8, 10)]
+    with db.transaction() as s:
+        vectors = [
+            (rid, [math.cos(a), math.sin(a)] + [0.0] * (DIM - 2))
+            for rid, a in zip(ids, angles, strict=True)
+        ]
+        queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
+        s.execute(update(RecordRow).where(RecordRow.id.in_(retracted)).values(status="retracted"))
+    found = nearest(db, 0, selective=False)
+    ranks = [1, 3, 5, 7, 9, 11, 12, 13, 14, 15]
+    assert list(found) == [ids[i] for i in ranks]
+    assert [found[ids[i]] for i in ranks] == pytest.approx([math.cos(angles[i]) for i in ranks])
 
 
 def test_a_scope_too_large_to_list_is_scored_alone(
