@@ -162,6 +162,7 @@ def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: PoolOptions) -> Engine
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute(f"PRAGMA busy_timeout={int(cfg.sqlite_busy_timeout_ms)}")
+        cur.execute(f"PRAGMA mmap_size={int(cfg.sqlite_mmap_mb) * 1024 * 1024}")
         cur.close()
 
     event.listen(engine, "begin", _sqlite_begin)
