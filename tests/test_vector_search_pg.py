@@ -77,3 +77,49 @@ def test_small_scope_is_ranked_exactly_without_hnsw(
     assert ef == "40"  # pgvector's default: the exact scan set nothing
     assert max(found, key=lambda r: found[r]) == ids[5]
     assert len(found) == 10
+
+
+def graded(i: int) -> list[float]:
+    """Record i's vector: its similarity to axis 0 falls as i grows (cos = 1/sqrt(1+i²/100))."""
+    v = [0.0] * len(QUERY)
+    v[0], v[1] = 1.0, i / 10
+    return v
+
+
+def nearest_of_every_scope(db: Database, limit: int, also: list[str]) -> dict[str, float]:
+    """The exact search of a small store for a request that names no scope (live only)."""
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    with db.transaction() as s:
+        return vector_repo.nearest(
+            s, Tier.pgvector, lambda: graded(0), records, limit, also,
+            small_scope=True, ef_search=40,
+        )  # fmt: skip
+
+
+def test_a_small_store_is_ranked_exactly_when_the_nearest_fail_the_filters(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """The nearest vectors are checked against the filters first; when too few of them
+    pass (here the 30 nearest are retracted), the same statement ranks every record the
+    filters admit, so the answer is still the exact nearest among them."""
+    ids = add_records(make_client(make_settings(pg_url)), 40)
+    db = Database(pg_url)
+    try:
+        with db.transaction() as s:
+            queue_repo.store_vectors(
+                s, Tier.pgvector, "m", [(r, graded(i)) for i, r in enumerate(ids)]
+            )
+        found = nearest_of_every_scope(db, 8, [ids[39]])
+        assert sorted(found, key=lambda r: -found[r])[:8] == ids[:8]
+        assert set(found) == {*ids[:8], ids[39]}
+        assert found[ids[39]] == pytest.approx(1 / (1 + 0.39**2 * 100) ** 0.5)
+        with db.transaction() as s:
+            s.execute(
+                text("UPDATE records SET status = 'retracted' WHERE id = ANY(:ids)"),
+                {"ids": ids[:30]},
+            )
+        found = nearest_of_every_scope(db, 8, [])
+        assert sorted(found, key=lambda r: -found[r]) == ids[30:38]
+        assert found[ids[30]] == pytest.approx(1 / (1 + 9.0) ** 0.5)
+    finally:
+        db.dispose()

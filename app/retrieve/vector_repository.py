@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Select, select, text, union_all
+from sqlalchemy import Select, func, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -66,6 +66,8 @@ def nearest(
         if admitted is not None and len(admitted) <= limit:
             return _pg_similarities(session, q, sorted({*admitted, *also}))
         clauses = query_clauses(records, dialect_of(session))
+        if small_scope and not records.filter.scopes:  # a small store, every scope
+            return _pg_nearest_first(session, q, clauses, limit, also)
         if small_scope:
             return _pg_exact_with(session, q, clauses, limit, also)
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
@@ -127,6 +129,49 @@ def _pg_exact_with(
     rows = select(*nearest.c)
     stmt = union_all(rows, _pg_of_ids(q, also)) if also else rows
     return {rid: 1.0 - float(d) for rid, d in column_rows(session, stmt)}
+
+
+def _pg_nearest_first(
+    session: Session,
+    q: np.ndarray,
+    clauses: Sequence[ColumnElement[bool]],
+    limit: int,
+    also: Sequence[str],
+) -> dict[str, float]:
+    """`_pg_exact_with` for a request that names no scope, on a small store: the vectors
+    are ranked alone first, and only the best `window` of them are checked against the
+    filters, by primary key; the exact scan joined to every filtered record (a scan of
+    the whole records table, 2.2 of 2.7 ms at 3,000 records) runs only when fewer than
+    `limit` of those pass (a one-time filter of the same statement: the caller may read
+    a few scopes, or ask for a rare type)."""
+    distance = pg_embeddings.c.embedding.cosine_distance(q)
+    window = (
+        select(pg_embeddings.c.record_id.label("record_id"), distance.label("distance"))
+        .where(pg_embeddings.c.embedding.is_not(None))
+        .order_by(distance + 0.0)  # `+ 0`: an exact scan, not HNSW
+        .limit(limit + limit // 2)
+        .cte("window")
+        .prefix_with("MATERIALIZED")
+    )
+    # ANY(ARRAY(...)): the window's records by their primary key; a join let the planner
+    # hash the whole filtered table instead.
+    admitted = select(RecordRow.id).where(
+        RecordRow.id == func.any(func.array(select(window.c.record_id).scalar_subquery())),
+        *clauses,
+    )
+    passing = (
+        select(window.c.record_id, window.c.distance)
+        .where(window.c.record_id.in_(admitted))
+        .order_by(window.c.distance)
+        .limit(limit)
+        .cte("passing")
+        .prefix_with("MATERIALIZED")
+    )
+    base, _ = _pg_candidates(q, clauses, limit)
+    too_few = select(func.count()).select_from(passing).scalar_subquery() < limit
+    rest = select(*base.where(too_few).order_by(distance + 0.0).subquery().c)
+    parts = [select(*passing.c), rest, *([_pg_of_ids(q, also)] if also else [])]
+    return {rid: 1.0 - float(d) for rid, d in column_rows(session, union_all(*parts))}
 
 
 def _pg_similarities(session: Session, q: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
