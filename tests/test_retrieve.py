@@ -12,6 +12,7 @@ from sqlalchemy import text
 from app.db import Database
 from app.records import repository as record_repo
 from app.retrieve import candidates as retrieve_candidates
+from app.retrieve import pg_terms_repository
 from app.retrieve import pg_text_repository as pg_text
 from tests.conftest import auth, make_settings
 
@@ -417,7 +418,7 @@ def test_postgres_large_store_rules_select_by_rare_words_and_score_with_all(
     score but do not select), exercised on a small store by lowering its threshold."""
     client = make_client(make_settings(pg_url))
     db = Database(pg_url)
-    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_terms_repository, "LARGE_STORE", 1)
     monkeypatch.setattr(pg_text, "COMMON_FRACTION", 0.3)
     for i in range(8):
         capture(client, f"Caroline talked about the weather on day {i}")
@@ -438,7 +439,7 @@ def test_postgres_small_scope_reads_every_record_of_the_scope(
     that the large-store rules leave out of selection find their records."""
     client = make_client(make_settings(pg_url))
     db = Database(pg_url)
-    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_terms_repository, "LARGE_STORE", 1)
     monkeypatch.setattr(pg_text, "COMMON_FRACTION", 0.3)
     for i in range(8):
         capture(client, f"Caroline talked about the weather on day {i}", scope="elsewhere")

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.retrieve import pg_terms_repository
 from app.retrieve import pg_text_repository as pg_text
 from tests.conftest import make_settings
 from tests.test_retrieve import capture, create, ids, retrieve
@@ -110,7 +111,7 @@ def test_across_every_scope_of_a_large_sqlite_store_names_are_scored_as_words(
     there (PostgreSQL computes both sums in one statement and has no such limit)."""
     shutil.copyfile(sqlite_template, tmp_path / "membrane.db")
     client = make_client(make_settings(f"sqlite:///{tmp_path / 'membrane.db'}"))
-    monkeypatch.setattr(pg_text, "LARGE_STORE", 1)
+    monkeypatch.setattr(pg_terms_repository, "LARGE_STORE", 1)
     monkeypatch.setattr(pg_text, "MAX_MATCHES", 2)
     for n in range(3):
         capture(client, f"Bob: garden party {n}", content={"speaker": "Bob"}, scope="a")

@@ -46,6 +46,7 @@ from app.records.clauses import (
 )
 from app.records.filters import RecordQuery
 from app.relations.clauses import Edges, edges_column, edges_of
+from app.retrieve import pg_terms_repository
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.header_repository import (
     RecordHeader,
@@ -157,7 +158,7 @@ def _sqlite_bm25(
     if store_wide:
         params["newest_match"] = _text_match(terms)
         params["newest_offset"] = pg_text.MAX_MATCHES - 1
-        params["large_store"] = pg_text.LARGE_STORE
+        params["large_store"] = pg_terms_repository.LARGE_STORE
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
     bounded = False
