@@ -175,13 +175,18 @@ def test_a_scope_too_large_to_list_is_scored_alone(
         vectors[10] = (ids[10], [0.6, 0.8] + [0.0] * (DIM - 2))  # small's nearest
         queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
     checked: list[str] = []
-    passing = vector_cache._passing
+    filter_check = vector_cache._filter_check
 
-    def spy(session: Any, candidates: Sequence[str], *args: Any) -> set[str]:
-        checked.extend(candidates)
-        return passing(session, candidates, *args)
+    def spy(*args: Any) -> Callable[[list[str]], set[str]]:
+        check = filter_check(*args)
 
-    monkeypatch.setattr(vector_cache, "_passing", spy)
+        def recorded(candidates: list[str]) -> set[str]:
+            checked.extend(candidates)
+            return check(candidates)
+
+        return recorded
+
+    monkeypatch.setattr(vector_cache, "_filter_check", spy)
     q = np.asarray(axis(0), dtype=np.float32)
     records = RecordQuery(RecordFilter(scopes=["small"]), Visibility(4, None), time.time())
     with db.transaction() as s:

@@ -13,6 +13,7 @@ from sqlalchemy import text
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
+from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
 from app.trust import Visibility
 from tests.conftest import make_settings
@@ -66,7 +67,7 @@ def test_hnsw_search_is_never_narrower_than_the_candidates_wanted(
     assert ef == "30"
     assert len(found) == 30
     _, ef = search(db, 10, 5000)  # pgvector's ceiling
-    assert ef == str(vector_repo.MAX_EF_SEARCH)
+    assert ef == str(pg_vector_repository.MAX_EF_SEARCH)
 
 
 def test_small_scope_is_ranked_exactly_without_hnsw(

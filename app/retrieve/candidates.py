@@ -22,7 +22,7 @@ from app.retrieve import header_repository as header_repo
 from app.retrieve import repository as search_repo
 from app.retrieve import scope_sizes, vector_cache
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.header_repository import RecordHeader
+from app.retrieve.header_repository import CarriedHeaders, RecordHeader
 from app.retrieve.ranked import Candidates
 from app.retrieve.schemas import RetrieveRequest
 from app.retrieve.terms import name_candidates, unscored_names
@@ -89,14 +89,17 @@ class CandidateSearch:
             mentioning=linked, with_headers=admitted is None,
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
+        carry = CarriedHeaders(linked) if admitted is None else None
         cosine = self._vector(
-            embedding, records, pool, list(lexical.full), exact, admitted, signature
+            embedding, records, pool, list(lexical.full), exact, admitted, signature, carry
         )
         found = {*lexical.full, *(cosine or {}), *entities}
         if admitted is not None:
             metas = {rid: admitted[rid] for rid in found if rid in admitted}
-        else:  # the lexical candidates carry their headers; the others' are looked up
+        else:  # the lexical and vector candidates carry their headers; others' are read
             metas = dict(lexical.headers)
+            carried = carry.found if carry is not None else {}
+            metas.update((rid, h) for rid, h in carried.items() if rid in found)
             rest = found.difference(metas)
             metas.update(header_repo.headers(self.session, list(rest), records, linked))
         return Candidates(lexical, cosine, entities, linked, metas, admitted)
@@ -129,6 +132,7 @@ class CandidateSearch:
         small_scope: bool,
         admitted: dict[str, RecordHeader] | None = None,
         signature: tuple[int, int] | None = None,
+        carry: CarriedHeaders | None = None,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
@@ -153,6 +157,7 @@ class CandidateSearch:
                 selective=selective,
                 admitted=list(admitted) if admitted is not None else None,
                 signature=signature,
+                carry=carry,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)

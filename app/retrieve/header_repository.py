@@ -6,6 +6,7 @@ neighbour look-ups (neighbour_repository.py) read the same columns."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
@@ -36,6 +37,16 @@ class RecordHeader(NamedTuple):
     salience: float  # current salience at the request's `now`
     occurred_at: float | None = None  # when an episodic record's memory happened
     mentions_named: bool = False  # mentions one of the entities the query names
+
+
+@dataclass
+class CarriedHeaders:
+    """Asked of a vector search that checks its candidates against the filters in SQL:
+    read their headers in that same statement (`mentioning` as for `headers`), into
+    `found`, so that they need no look-up of their own."""
+
+    mentioning: Sequence[str]
+    found: dict[str, RecordHeader] = field(default_factory=dict)
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:

@@ -73,13 +73,13 @@ def layer_rank() -> ColumnElement[int]:
     )
 
 
-def scopes_hold_fewer(session: Session, scopes: Sequence[str], n: int) -> bool:
-    """Whether fewer than `n` records lie in `scopes` (no scopes: in the whole store); an
-    index-only count, stopped at n."""
+def records_in_scopes(session: Session, scopes: Sequence[str], n: int) -> int:
+    """The records that lie in `scopes` (no scopes: in the whole store), counted up to `n`
+    at most (an index-only count)."""
     inside = select(RecordRow.id).limit(n)
     if scopes:
         inside = inside.where(RecordRow.scope.in_(list(scopes)))
-    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0) < n
+    return int(session.scalar(select(func.count()).select_from(inside.subquery())) or 0)
 
 
 # -- lexical ---------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
+from app.retrieve import header_repository as header_repo
+from app.retrieve.header_repository import CarriedHeaders
 
 
 @dataclass
@@ -154,15 +156,28 @@ _NEW_VECTORS = text(
 _PASSING_CHUNK = 10_000
 
 
-def _passing(session: Session, ids: Sequence[str], shape: FilterShape, params: Params) -> set[str]:
-    """Which of `ids` pass the filters. A literal IN list lets SQLite look the ids up by
-    primary key (an IN over json_each made it scan an index on status instead)."""
-    out: set[str] = set()
-    stmt = _passing_statement(shape)
-    for start in range(0, len(ids), _PASSING_CHUNK):
-        chunk = list(ids[start : start + _PASSING_CHUNK])
-        out.update(row[0] for row in column_rows(session, stmt, {**params, "ids": chunk}))
-    return out
+def _filter_check(
+    session: Session, records: RecordQuery, carry: CarriedHeaders | None
+) -> Callable[[list[str]], set[str]]:
+    """Which of the ids given pass the filters of `records` (read with their headers into
+    `carry` when given). A literal IN list lets SQLite look the ids up by primary key (an
+    IN over json_each made it scan an index on status instead)."""
+    shape, params = filter_shape(records, "sqlite"), filter_params(records)
+
+    def passing(ids: list[str]) -> set[str]:
+        out: set[str] = set()
+        for start in range(0, len(ids), _PASSING_CHUNK):
+            chunk = ids[start : start + _PASSING_CHUNK]
+            if carry is None:
+                stmt = _passing_statement(shape)
+                out.update(row[0] for row in column_rows(session, stmt, {**params, "ids": chunk}))
+                continue
+            found = header_repo.headers(session, chunk, records, carry.mentioning)
+            carry.found.update(found)
+            out.update(found)
+        return out
+
+    return passing
 
 
 @cache
@@ -193,6 +208,7 @@ def sqlite_nearest(
     *,
     selective: bool,
     listed: Listed | None = None,
+    carry: CarriedHeaders | None = None,
 ) -> dict[str, float]:
     """record id → cosine of the `limit` nearest records `records` admits, plus `also`.
     `query` gives the query's unit vector; it is asked for once the candidates are listed
@@ -205,21 +221,16 @@ def sqlite_nearest(
     store took most of an all-scopes retrieve, and saturated the API in the soak once the
     store held a few thousand; scoring every row for one scope of 3,000 in a store of
     24,000 cost 14-26 ms a search instead of 5-7.
-    `listed`: the admitted ids and the change signature, read by the caller already."""
+    `listed`: the admitted ids and the change signature, read by the caller already.
+    `carry`: the best rows checked against the filter are read with their headers."""
     small = listing_bound(limit) - 1
-    shape, params = filter_shape(records, "sqlite"), filter_params(records)
-    allowed: list[str] | None = None
+    if listed is None:
+        listed = _listed(session, records, small + 1) if selective else None
+    allowed = listed[0] if listed is not None else None
+    if allowed is not None and not allowed:  # nothing passes (`also`, found under them, too)
+        return {}
     if listed is not None:
-        allowed, (removals, max_rowid) = listed
-        if not allowed:
-            return {}
-    elif selective:
-        listing = _listing_statement(shape)
-        admitted = column_rows(session, listing, {**params, "limit": small + 1}).all()
-        if not admitted:  # nothing passes the filters (`also`, found under them, is empty)
-            return {}
-        removals, max_rowid = admitted[0][1], admitted[0][2]
-        allowed = [row[0] for row in admitted]
+        removals, max_rowid = listed[1]
     else:
         removals, max_rowid = column_rows(session, select(*SIGNATURE)).one()
     cache = _caches.of(session)
@@ -230,20 +241,30 @@ def sqlite_nearest(
     q = query()
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
+    passing = _filter_check(session, records, carry)
     if allowed is not None and len(allowed) <= small:
         rows = view.rows_among(allowed)
         chosen = _best(rows, matrix[rows] @ q, limit)
     elif records.filter.scopes:  # scopes too large to list: their rows, not the store's
         rows = view.rows_of(records.filter.scopes)
         sims = similarities(matrix, rows, q)
-        chosen = _best_passing(session, rows, sims, ids, shape, params, limit)
+        chosen = _best_passing(rows, sims, ids, passing, limit)
     else:
         rows = np.arange(len(ids))
-        chosen = _best_passing(session, rows, matrix @ q, ids, shape, params, limit)
+        chosen = _best_passing(rows, matrix @ q, ids, passing, limit)
     out = {ids[i]: s for i, s in chosen}
     rest = view.rows_among([rid for rid in also if rid not in out])
     out.update((ids[at], float(sim)) for at, sim in zip(rest, matrix[rest] @ q, strict=True))
     return out
+
+
+def _listed(session: Session, records: RecordQuery, limit: int) -> Listed:
+    """The ids `records` admits, `limit` at most, and the change signature read with them
+    (none when nothing is admitted: the matrix is not needed then)."""
+    shape, params = filter_shape(records, "sqlite"), filter_params(records)
+    admitted = column_rows(session, _listing_statement(shape), {**params, "limit": limit}).all()
+    signature = (admitted[0][1], admitted[0][2]) if admitted else (0, 0)
+    return [row[0] for row in admitted], signature
 
 
 def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -256,12 +277,10 @@ def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]
 
 
 def _best_passing(
-    session: Session,
     rows: np.ndarray,
     sims: np.ndarray,
     ids: list[str],
-    shape: FilterShape,
-    params: Params,
+    passing: Callable[[list[str]], set[str]],
     limit: int,
 ) -> list[tuple[int, float]]:
     """Widen a window over the best of `rows` (`sims` their similarities) until `limit`
@@ -271,7 +290,7 @@ def _best_passing(
     all-scopes retrieve at 2,000 records)."""
     for window in (limit + limit // 2, 4 * limit, 32 * limit, len(rows)):
         top = _best(rows, sims, window)
-        ok = _passing(session, [ids[i] for i, _ in top], shape, params)
+        ok = passing([ids[i] for i, _ in top])
         passed = [(i, s) for i, s in top if ids[i] in ok]
         if len(passed) >= limit or window >= len(rows):
             return passed[:limit]
