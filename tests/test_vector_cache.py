@@ -16,11 +16,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, text, update
 
-from app.db import Database, Tier
+from app.db import Database, Tier, column_rows
 from app.embedding import queue_repository as queue_repo
 from app.models import RecordRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.repository import query_clauses
+from app.retrieve import repository as search_repo
 from app.retrieve import vector_cache
 from app.retrieve.vector_cache import sqlite_nearest
 from app.trust import Visibility
@@ -250,3 +251,31 @@ def test_many_candidate_ids_are_looked_up_by_key(sqlite_db: tuple[Database, Test
         assert len(set(s.scalars(stmt))) == 5
     assert "ix_records_status" not in plan
     assert "sqlite_autoindex_records_1" in plan
+
+
+def test_bm25_reads_the_matrix_signature_for_the_vector_search(
+    sqlite_db: tuple[Database, TestClient],
+) -> None:
+    """Across every scope, SQLite's BM25 statement reads the vector matrix's change
+    signature too, so the vector search that follows makes no statement for it; it is
+    the signature a statement of its own reads, and follows the vectors' changes."""
+    db, client = sqlite_db
+    a, b = add_records(client, 2)
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+
+    def signatures() -> tuple[tuple[int, int] | None, tuple[int, int]]:
+        with db.transaction() as s:
+            found = search_repo.lexical(s, ["fact"], records, 10, with_signature=True)
+            assert set(found.full) == {a, b}
+            own = column_rows(s, select(*vector_cache.SIGNATURE)).one().tuple()
+            return found.signature, own
+
+    before, own = signatures()
+    assert before == own
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, Tier.sqlite, "m", [(a, axis(0)), (b, axis(1))])
+    after, own = signatures()
+    assert after == own and after != before
+    with db.transaction() as s:
+        unmatched = search_repo.lexical(s, ["nowhere"], records, 10, with_signature=True)
+    assert unmatched.signature is None and not unmatched.full

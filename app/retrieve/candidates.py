@@ -84,15 +84,20 @@ class CandidateSearch:
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
         admitted, signature = self._every_admitted(req, records, pool, linked)
+        selective = self._selective(records, pool)
         lexical = search_repo.lexical(
             self.session, terms, records, pool, small_scope=in_small, unscored=silent,
             mentioning=linked, with_headers=admitted is None,
+            # SQLite's vector search then needs no statement of its own for the signature
+            with_signature=(self.tier is Tier.sqlite and embedding is not None
+                            and admitted is None and not selective),
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
         carry = CarriedHeaders(linked) if admitted is None else None
         cosine = self._vector(
-            embedding, records, pool, list(lexical.full), exact, admitted, signature, carry
-        )
+            embedding, records, pool, list(lexical.full), exact, selective,
+            admitted, signature or lexical.signature, carry,
+        )  # fmt: skip
         found = {*lexical.full, *(cosine or {}), *entities}
         if admitted is not None:
             metas = {rid: admitted[rid] for rid in found if rid in admitted}
@@ -130,20 +135,13 @@ class CandidateSearch:
         pool: int,
         also: list[str],
         small_scope: bool,
+        selective: bool,
         admitted: dict[str, RecordHeader] | None = None,
         signature: tuple[int, int] | None = None,
         carry: CarriedHeaders | None = None,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
-        scopes = records.filter.scopes
-        selective = bool(records.filter.tags_all) or (
-            bool(scopes)
-            and self.tier is Tier.sqlite
-            and scope_sizes.scopes_hold_fewer(
-                self.session, scopes, vector_cache.listing_bound(pool)
-            )
-        )
         try:
             return vector_repo.nearest(
                 self.session,
@@ -162,6 +160,18 @@ class CandidateSearch:
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
+
+    def _selective(self, records: RecordQuery, pool: int) -> bool:
+        """Whether the filter may name few records, which SQLite's vector search then
+        lists first (`vector_repository.nearest`)."""
+        scopes = records.filter.scopes
+        return bool(records.filter.tags_all) or (
+            bool(scopes)
+            and self.tier is Tier.sqlite
+            and scope_sizes.scopes_hold_fewer(
+                self.session, scopes, vector_cache.listing_bound(pool)
+            )
+        )
 
     def _name_look_up(
         self, query: str, req: RetrieveRequest, trust: TrustContext

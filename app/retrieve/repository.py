@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Float,
@@ -46,7 +46,7 @@ from app.records.clauses import (
 )
 from app.records.filters import RecordQuery
 from app.relations.clauses import Edges, edges_column, edges_of
-from app.retrieve import pg_terms_repository
+from app.retrieve import pg_terms_repository, vector_cache
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.header_repository import (
     RecordHeader,
@@ -94,6 +94,8 @@ class LexicalScores:
     full: dict[str, float]
     without_unscored: dict[str, float]
     headers: dict[str, RecordHeader] = field(default_factory=dict)
+    # SQLite: the vector matrix's change signature, when asked for and a match was found
+    signature: tuple[int, int] | None = None
 
 
 def lexical(
@@ -106,18 +108,20 @@ def lexical(
     unscored: Sequence[str] = (),
     mentioning: Sequence[str] = (),
     with_headers: bool = True,
+    with_signature: bool = False,
 ) -> LexicalScores:
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the `unscored` ones (the words of names the entity links
     match: see retrieve.terms.unscored_names). `small_scope`: see
     retrieve.candidates.SMALL_SCOPE. `mentioning`: as for `header_repository.headers`;
-    `with_headers`: False when the caller has the candidates' headers already."""
+    `with_headers`: False when the caller has the candidates' headers already;
+    `with_signature` (SQLite): read the vector matrix's change signature too
+    (`vector_cache.SIGNATURE`), for the vector search that follows."""
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
-        return _sqlite_bm25(
-            session, list(terms), records, limit, unscored, mentioning, with_headers
-        )
+        shape = _Shape(with_headers, with_signature)
+        return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning, shape)
     full, without, headers = pg_text.bm25(
         session,
         terms,
@@ -141,14 +145,14 @@ def _sqlite_bm25(
     limit: int,
     unscored: Sequence[str],
     mentioning: Sequence[str],
-    with_headers: bool,
+    reads: _Shape,
 ) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
         return LexicalScores({}, {})
     store_wide = not records.filter.scopes and records.visibility.scopes is None
     shape = filter_shape(records, "sqlite")
-    stmt = _bm25_statement(shape, store_wide, bool(mentioning), with_headers)
+    stmt = _bm25_statement(shape, store_wide, bool(mentioning), reads)
     params = {
         **filter_params(records),
         **mentioning_params(mentioning),
@@ -161,10 +165,13 @@ def _sqlite_bm25(
         params["large_store"] = pg_terms_repository.LARGE_STORE
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
-    bounded = False
+    bounded, signature = False, None
     for rowid, score, oldest, *header in column_rows(session, stmt, params):
+        if reads.signature:
+            *header, removals, max_rowid = header
+            signature = (int(removals), int(max_rowid))
         found[rowid] = (header[0], -float(score))
-        if with_headers:
+        if reads.headers:
             headers[header[0]] = header_from(records.now, header)
         bounded = bool(oldest)
     full = dict(found.values())
@@ -177,7 +184,7 @@ def _sqlite_bm25(
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
         # names are scored as words.
-        return LexicalScores(full, full, headers)
+        return LexicalScores(full, full, headers, signature)
     # FTS5's bm25() sums one part per query term over the same statistics: the found
     # records' scores under the scored terms alone are their full scores less the
     # unscored terms' (0 for a record that holds none of them). The same match as above
@@ -188,7 +195,7 @@ def _sqlite_bm25(
     for rowid, score in column_rows(session, _RESCORED, rescored):
         if rowid in found:
             without[found[rowid][0]] = -float(score)
-    return LexicalScores(full, without, headers)
+    return LexicalScores(full, without, headers, signature)
 
 
 _MATCH: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(bindparam("match"))
@@ -197,9 +204,16 @@ _RESCORED = select(_fts.c.rowid, _RANK).where(
 )
 
 
+class _Shape(NamedTuple):
+    """What SQLite's BM25 statement reads beside the matches' ids and scores."""
+
+    headers: bool
+    signature: bool
+
+
 @cache
 def _bm25_statement(
-    shape: FilterShape, store_wide: bool, mentioning: bool, with_headers: bool
+    shape: FilterShape, store_wide: bool, mentioning: bool, reads: _Shape
 ) -> Select[Any]:
     """The best matches of the `match` parameter by BM25 under the filters, with their
     headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
@@ -222,8 +236,9 @@ def _bm25_statement(
         .cte("best")
         .prefix_with("MATERIALIZED")
     )
-    columns = candidate_columns(shape.dialect, mentioning, with_headers)
-    return select(best.c.rowid, best.c.rank, best.c.start, *columns).join_from(
+    columns = candidate_columns(shape.dialect, mentioning, reads.headers)
+    signature = vector_cache.SIGNATURE if reads.signature else ()
+    return select(best.c.rowid, best.c.rank, best.c.start, *columns, *signature).join_from(
         best, RecordRow, best.c.rowid == _RECORD_ROWID
     )
 

@@ -208,6 +208,7 @@ def sqlite_nearest(
     *,
     selective: bool,
     listed: Listed | None = None,
+    signature: tuple[int, int] | None = None,
     carry: CarriedHeaders | None = None,
 ) -> dict[str, float]:
     """record id → cosine of the `limit` nearest records `records` admits, plus `also`.
@@ -221,21 +222,21 @@ def sqlite_nearest(
     store took most of an all-scopes retrieve, and saturated the API in the soak once the
     store held a few thousand; scoring every row for one scope of 3,000 in a store of
     24,000 cost 14-26 ms a search instead of 5-7.
-    `listed`: the admitted ids and the change signature, read by the caller already.
+    `listed`: the admitted ids and the change signature, read by the caller already;
+    `signature`: the change signature alone, read by an earlier statement of the
+    transaction (the BM25 candidates').
     `carry`: the best rows checked against the filter are read with their headers."""
     small = listing_bound(limit) - 1
     if listed is None:
         listed = _listed(session, records, small + 1) if selective else None
-    allowed = listed[0] if listed is not None else None
+    allowed, signature = listed if listed is not None else (None, signature)
     if allowed is not None and not allowed:  # nothing passes (`also`, found under them, too)
         return {}
-    if listed is not None:
-        removals, max_rowid = listed[1]
-    else:
-        removals, max_rowid = column_rows(session, select(*SIGNATURE)).one()
+    if signature is None:
+        signature = column_rows(session, select(*SIGNATURE)).one().tuple()
     cache = _caches.of(session)
     with cache.lock:
-        _refresh(session, cache, removals, max_rowid)
+        _refresh(session, cache, *signature)
         view = cache.snapshot()
     matrix, ids = view.matrix, view.ids
     q = query()

@@ -55,7 +55,7 @@ def nearest(
         listed = (list(admitted), signature) if admitted is not None and signature else None
         return sqlite_nearest(
             session, vector, records, limit, also, selective=selective, listed=listed,
-            carry=carry,
+            signature=signature if admitted is None else None, carry=carry,
         )  # fmt: skip
     if tier is Tier.pgvector:
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
