@@ -13,8 +13,10 @@ from sqlalchemy import text
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
+from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
+from app.retrieve.pg_vector_repository import VECTOR_BYTES
 from app.trust import Visibility
 from tests.conftest import make_settings
 from tests.test_vector_cache import add_records, axis
@@ -122,5 +124,39 @@ def test_a_small_store_is_ranked_exactly_when_the_nearest_fail_the_filters(
         found = nearest_of_every_scope(db, 8, [])
         assert sorted(found, key=lambda r: -found[r]) == ids[30:38]
         assert found[ids[30]] == pytest.approx(1 / (1 + 9.0) ** 0.5)
+    finally:
+        db.dispose()
+
+
+def test_a_small_scope_is_scored_from_the_vectors_read_with_its_headers(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """A scope no larger than the candidate pool has every record's header read at once,
+    with its stored vector (VECTOR_BYTES): those are scored without a statement, to the
+    similarities PostgreSQL gives, and a record not yet embedded has none."""
+    ids = add_records(make_client(make_settings(pg_url)), 12)
+    db = Database(pg_url)
+    try:
+        with db.transaction() as s:
+            queue_repo.store_vectors(
+                s, Tier.pgvector, "m", [(r, graded(i)) for i, r in enumerate(ids[:10])]
+            )
+        records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+        with db.transaction() as s:
+            every = header_repo.every_admitted(s, records, [], 200, (), VECTOR_BYTES)
+            assert every is not None and set(every.headers) == set(ids)
+            assert set(every.vectors) == set(ids[:10])
+
+            def search(vectors: dict[str, bytes] | None) -> dict[str, float]:
+                return vector_repo.nearest(
+                    s, Tier.pgvector, lambda: graded(3), records, 200, small_scope=True,
+                    ef_search=40, admitted=ids, admitted_vectors=vectors,
+                )  # fmt: skip
+
+            scored, by_postgres = search(every.vectors), search(None)
+        assert set(scored) == set(by_postgres) == set(ids[:10])
+        for rid, similarity in by_postgres.items():
+            assert scored[rid] == pytest.approx(similarity, abs=1e-6)
+        assert max(scored, key=lambda r: scored[r]) == ids[3]
     finally:
         db.dispose()

@@ -22,7 +22,8 @@ from app.retrieve import header_repository as header_repo
 from app.retrieve import repository as search_repo
 from app.retrieve import scope_sizes, vector_cache
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.header_repository import CarriedHeaders, RecordHeader
+from app.retrieve.header_repository import Admitted, CarriedHeaders
+from app.retrieve.pg_vector_repository import VECTOR_BYTES
 from app.retrieve.ranked import Candidates
 from app.retrieve.schemas import RetrieveRequest
 from app.retrieve.terms import name_candidates, unscored_names
@@ -83,7 +84,9 @@ class CandidateSearch:
         silent = unscored_names(terms, {m.term for m in matches if m.readable})
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
-        admitted, signature = self._every_admitted(req, records, pool, linked)
+        every = self._every_admitted(req, records, pool, linked)
+        admitted = every.headers if every is not None else None
+        signature = (int(every.extra[0]), int(every.extra[1])) if every and every.extra else None
         selective = self._selective(records, pool)
         lexical = search_repo.lexical(
             self.session, terms, records, pool, small_scope=in_small, unscored=silent,
@@ -96,7 +99,7 @@ class CandidateSearch:
         carry = CarriedHeaders(linked) if admitted is None else None
         cosine = self._vector(
             embedding, records, pool, list(lexical.full), exact, selective,
-            admitted, signature or lexical.signature, carry,
+            every, signature or lexical.signature, carry,
         )  # fmt: skip
         found = {*lexical.full, *(cosine or {}), *entities}
         if admitted is not None:
@@ -111,22 +114,20 @@ class CandidateSearch:
 
     def _every_admitted(
         self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
-    ) -> tuple[dict[str, RecordHeader] | None, tuple[int, int] | None]:
+    ) -> Admitted | None:
         """The header of every record the request admits, when its scopes hold no more
         records than the candidate pool (sizes remembered for a minute: scope_sizes):
         every one of them may be a candidate then, and reading them all at once, while
         the query is still being embedded, also gives each episode's neighbours without
         a look-up (`adjacent.adjacent_episodes`) and the vector search its ids (on SQLite
-        with the vectors' change signature, read beside them). (None, None) otherwise, or
-        when the scopes have grown past the pool since."""
+        with the vectors' change signature, read beside them; on PostgreSQL with each
+        record's vector, scored without a statement of its own). None otherwise, or when
+        the scopes have grown past the pool since."""
         if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
-            return None, None
+            return None
         extra = vector_cache.SIGNATURE if self.tier is Tier.sqlite else ()
-        read = header_repo.every_admitted(self.session, records, linked, pool, extra)
-        if read is None:
-            return None, None
-        headers, values = read
-        return headers, (int(values[0]), int(values[1])) if values else None
+        vectors = VECTOR_BYTES if self.tier is Tier.pgvector and self.embedder else None
+        return header_repo.every_admitted(self.session, records, linked, pool, extra, vectors)
 
     def _vector(
         self,
@@ -136,7 +137,7 @@ class CandidateSearch:
         also: list[str],
         small_scope: bool,
         selective: bool,
-        admitted: dict[str, RecordHeader] | None = None,
+        every: Admitted | None = None,
         signature: tuple[int, int] | None = None,
         carry: CarriedHeaders | None = None,
     ) -> dict[str, float] | None:
@@ -153,9 +154,10 @@ class CandidateSearch:
                 small_scope=small_scope,
                 ef_search=self.settings.ef_search,
                 selective=selective,
-                admitted=list(admitted) if admitted is not None else None,
+                admitted=list(every.headers) if every is not None else None,
                 signature=signature,
                 carry=carry,
+                admitted_vectors=every.vectors if every and self.tier is Tier.pgvector else None,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)

@@ -105,32 +105,50 @@ def _headers_statement(shape: FilterShape, mentioning: bool) -> Select[Any]:
     return select(*columns).where(among_ids, *bound_clauses(shape))
 
 
+class Admitted(NamedTuple):
+    """Every record a request admits (`every_admitted`)."""
+
+    headers: dict[str, RecordHeader]
+    extra: tuple[Any, ...]  # the uncorrelated `extra` columns' values (empty: none admitted)
+    vectors: dict[str, Any]  # record id → the `vectors` column's value, when asked
+
+
 def every_admitted(
     session: Session,
     records: RecordQuery,
     mentioning: Sequence[str],
     limit: int,
     extra: tuple[ColumnElement[Any], ...] = (),
-) -> tuple[dict[str, RecordHeader], tuple[Any, ...]] | None:
-    """The headers of every record `records` admits, and the values of the uncorrelated
-    `extra` columns read with them (empty when nothing is admitted); None when more than
-    `limit` records are admitted (for a request whose scopes are small: see
-    `CandidateSearch.find`)."""
-    stmt = _admitted_statement(filter_shape(records, dialect_of(session)), bool(mentioning), extra)
+    vectors: ColumnElement[Any] | None = None,
+) -> Admitted | None:
+    """The headers of every record `records` admits, the values of the uncorrelated
+    `extra` columns read with them, and each record's value of the `vectors` column (its
+    stored vector, as the caller reads it); None when more than `limit` records are
+    admitted (for a request whose scopes are small: see `CandidateSearch.find`)."""
+    shape = filter_shape(records, dialect_of(session))
+    stmt = _admitted_statement(shape, bool(mentioning), extra, vectors)
     params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
     rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
     headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}
-    return headers, tuple(rows[0][HEADER_WIDTH:]) if rows else ()
+    end = HEADER_WIDTH + len(extra)
+    found = (
+        {row[0]: row[end] for row in rows if row[end] is not None} if vectors is not None else {}
+    )
+    return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found)
 
 
 @cache
 def _admitted_statement(
-    shape: FilterShape, mentioning: bool, extra: tuple[ColumnElement[Any], ...]
+    shape: FilterShape,
+    mentioning: bool,
+    extra: tuple[ColumnElement[Any], ...],
+    vectors: ColumnElement[Any] | None,
 ) -> Select[Any]:
-    columns = header_columns(shape.dialect, mentioning)
-    return select(*columns, *extra).where(*bound_clauses(shape)).limit(bindparam("limit"))
+    columns = [*header_columns(shape.dialect, mentioning), *extra]
+    columns += [vectors] if vectors is not None else []
+    return select(*columns).where(*bound_clauses(shape)).limit(bindparam("limit"))
 
 
 HEADER_WIDTH = 14  # the columns of header_columns

@@ -6,12 +6,12 @@ look-up of its own for them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Float, Select, func, literal_column, select, text, union_all
+from sqlalchemy import Float, LargeBinary, Select, func, literal_column, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
 
@@ -28,6 +28,13 @@ from app.retrieve.header_repository import (
 )
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+# A record's stored vector in pgvector's binary form (vector_send: the dimensions and a
+# reserved word, two bytes each, then big-endian float4s), as a column of a statement
+# over `records`: the admitted records of a small scope are read with theirs.
+VECTOR_BYTES: ColumnElement[bytes] = literal_column(
+    "(SELECT vector_send(e.embedding) FROM record_embeddings AS e WHERE e.record_id = records.id)",
+    LargeBinary,
+)
 
 
 @dataclass(frozen=True)
@@ -69,10 +76,14 @@ def pg_nearest(
     ef: int,
     admitted: Sequence[str] | None,
     carry: CarriedHeaders | None,
+    admitted_vectors: Mapping[str, bytes] | None = None,
 ) -> dict[str, float]:
-    """`vector_repository.nearest` on PostgreSQL, the query's unit vector `q` given."""
+    """`vector_repository.nearest` on PostgreSQL, the query's unit vector `q` given
+    (`admitted_vectors`: the admitted records' VECTOR_BYTES, read with their headers)."""
     ask = _Ask.of(q, records, carry)
     if admitted is not None and len(admitted) <= limit:
+        if admitted_vectors is not None:  # no statement: scored here
+            return similarities_of(q, admitted_vectors)
         return _similarities(session, ask, sorted({*admitted, *also}))
     clauses = query_clauses(records, "postgresql")
     if small_scope and not records.filter.scopes:  # a small store, every scope
@@ -184,3 +195,16 @@ def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, 
     if not ids:
         return {}
     return _read(session, ask, _of_ids(ask, ids))
+
+
+def similarities_of(q: np.ndarray, vectors: Mapping[str, bytes]) -> dict[str, float]:
+    """record id → cosine similarity to the unit vector `q` of each of `vectors`
+    (VECTOR_BYTES); a vector of another dimension is left out."""
+    ids = [rid for rid, raw in vectors.items() if len(raw) == 4 + 4 * q.shape[0]]
+    if not ids:
+        return {}
+    matrix = np.stack([np.frombuffer(vectors[rid], dtype=">f4", offset=4) for rid in ids])
+    matrix = matrix.astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1)
+    sims = (matrix @ q.astype(np.float32)) / np.where(norms > 0, norms, 1.0)
+    return dict(zip(ids, map(float, sims), strict=True))

@@ -6,7 +6,7 @@ over an in-process matrix (app/retrieve/vector_cache.py). Tier 2 has no vectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sqlalchemy.orm import Session
 
@@ -32,6 +32,7 @@ def nearest(
     admitted: Sequence[str] | None = None,
     signature: tuple[int, int] | None = None,
     carry: CarriedHeaders | None = None,
+    admitted_vectors: Mapping[str, bytes] | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -49,7 +50,8 @@ def nearest(
     scores them without listing them, and PostgreSQL, when they are no more than `limit`
     (so all among the nearest), scores them by id (index look-ups) instead of a scan of
     the vectors joined to the filtered records. `carry`: the candidates the search checks
-    against the filters in SQL are read with their headers, into it."""
+    against the filters in SQL are read with their headers, into it. `admitted_vectors`
+    (PostgreSQL): the admitted records' vectors, read with their headers: scored here."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
         listed = (list(admitted), signature) if admitted is not None and signature else None
@@ -61,6 +63,6 @@ def nearest(
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
         return pg_nearest(
             session, unit_vector(query()), records, limit, also, small_scope=small_scope,
-            ef=ef, admitted=admitted, carry=carry,
+            ef=ef, admitted=admitted, carry=carry, admitted_vectors=admitted_vectors,
         )  # fmt: skip
     return {}  # tier 2: no vectors
