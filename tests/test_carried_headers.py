@@ -47,7 +47,8 @@ def test_vector_candidates_carry_the_headers_a_look_up_gives(
             )  # fmt: skip
             looked_up = header_repo.headers(s, ids, records)
         assert sorted(found, key=lambda r: -found[r]) == ids[5:15]
-        assert set(found) <= set(carry.found) <= set(ids[5:])
-        assert {rid: carry.found[rid] for rid in found} == {rid: looked_up[rid] for rid in found}
+        assert set(found) <= set(carry.rows) <= set(ids[5:])
+        carried = {rid: header_repo.header_from(records.now, carry.rows[rid]) for rid in found}
+        assert carried == {rid: looked_up[rid] for rid in found}
     finally:
         db.dispose()

@@ -106,8 +106,9 @@ class CandidateSearch:
             metas = {rid: admitted[rid] for rid in found if rid in admitted}
         else:  # the lexical and vector candidates carry their headers; others' are read
             metas = dict(lexical.headers)
-            carried = carry.found if carry is not None else {}
-            metas.update((rid, h) for rid, h in carried.items() if rid in found)
+            carried = carry.rows if carry is not None else {}
+            kept = [rid for rid in found if rid in carried and rid not in metas]
+            metas.update((rid, header_repo.header_from(records.now, carried[rid])) for rid in kept)
             rest = found.difference(metas)
             metas.update(header_repo.headers(self.session, list(rest), records, linked))
         return Candidates(lexical, cosine, entities, linked, metas, admitted)

@@ -42,11 +42,13 @@ class RecordHeader(NamedTuple):
 @dataclass
 class CarriedHeaders:
     """Asked of a vector search that checks its candidates against the filters in SQL:
-    read their headers in that same statement (`mentioning` as for `headers`), into
-    `found`, so that they need no look-up of their own."""
+    read their header columns in that same statement (`mentioning` as for `headers`),
+    into `rows` (record id → the HEADER_WIDTH values), so that they need no look-up of
+    their own. Headers are built (`header_from`) only for the candidates kept: the
+    search checks more than it keeps."""
 
     mentioning: Sequence[str]
-    found: dict[str, RecordHeader] = field(default_factory=dict)
+    rows: dict[str, Sequence[Any]] = field(default_factory=dict)
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:
@@ -86,15 +88,22 @@ def headers(
     """The records among `ids` that `records` admits, as light ranking candidates; each
     flagged when it mentions one of the entities `mentioning` (live ones the caller may
     read in full: the caller checks)."""
+    rows = header_rows(session, ids, records, mentioning)
+    return {rid: header_from(records.now, values) for rid, values in rows.items()}
+
+
+def header_rows(
+    session: Session,
+    ids: Sequence[str],
+    records: RecordQuery,
+    mentioning: Sequence[str] = (),
+) -> dict[str, Sequence[Any]]:
+    """`headers`' columns, unbuilt: record id → the HEADER_WIDTH values."""
     if not ids:
         return {}
     stmt = _headers_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
     params = {**filter_params(records), **mentioning_params(mentioning), "ids": sorted(set(ids))}
-    out: dict[str, RecordHeader] = {}
-    for values in column_rows(session, stmt, params):
-        header = header_from(records.now, values)
-        out[header.id] = header
-    return out
+    return {values[0]: values for values in column_rows(session, stmt, params)}
 
 
 @cache

@@ -23,7 +23,6 @@ from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
     CarriedHeaders,
     header_columns,
-    header_from,
     mentioning_params,
 )
 
@@ -45,16 +44,15 @@ class _Ask:
     vector: BindParameter[Any]
     columns: tuple[Any, ...]  # header_columns when headers are carried, else none
     params: dict[str, Any]
-    now: float
     carry: CarriedHeaders | None
 
     @staticmethod
     def of(q: np.ndarray, records: RecordQuery, carry: CarriedHeaders | None) -> _Ask:
         vector = BindParameter("query_vector", q, type_=pg_embeddings.c.embedding.type)
         if carry is None:
-            return _Ask(vector, (), {}, records.now, None)
+            return _Ask(vector, (), {}, None)
         columns = tuple(header_columns("postgresql", bool(carry.mentioning)))
-        return _Ask(vector, columns, mentioning_params(carry.mentioning), records.now, carry)
+        return _Ask(vector, columns, mentioning_params(carry.mentioning), carry)
 
     @property
     def distance(self) -> ColumnElement[float]:
@@ -102,7 +100,7 @@ def _read(session: Session, ask: _Ask, stmt: Any) -> dict[str, float]:
     for rid, distance, *header in column_rows(session, stmt, ask.params):
         out[rid] = 1.0 - float(distance)
         if ask.carry is not None and header and header[0] is not None:
-            ask.carry.found[rid] = header_from(ask.now, header)
+            ask.carry.rows[rid] = header
     return out
 
 

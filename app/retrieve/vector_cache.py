@@ -172,8 +172,8 @@ def _filter_check(
                 stmt = _passing_statement(shape)
                 out.update(row[0] for row in column_rows(session, stmt, {**params, "ids": chunk}))
                 continue
-            found = header_repo.headers(session, chunk, records, carry.mentioning)
-            carry.found.update(found)
+            found = header_repo.header_rows(session, chunk, records, carry.mentioning)
+            carry.rows.update(found)
             out.update(found)
         return out
 
