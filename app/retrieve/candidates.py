@@ -22,7 +22,7 @@ from app.retrieve import header_repository as header_repo
 from app.retrieve import repository as search_repo
 from app.retrieve import scope_sizes, vector_cache
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.header_repository import Admitted, CarriedHeaders
+from app.retrieve.header_repository import Admitted, CarriedHeaders, RecordHeader
 from app.retrieve.pg_vector_repository import VECTOR_BYTES
 from app.retrieve.ranked import Candidates
 from app.retrieve.schemas import RetrieveRequest
@@ -102,16 +102,30 @@ class CandidateSearch:
             every, signature or lexical.signature, carry,
         )  # fmt: skip
         found = {*lexical.full, *(cosine or {}), *entities}
-        if admitted is not None:
-            metas = {rid: admitted[rid] for rid in found if rid in admitted}
-        else:  # the lexical and vector candidates carry their headers; others' are read
-            metas = dict(lexical.headers)
-            carried = carry.rows if carry is not None else {}
-            kept = [rid for rid in found if rid in carried and rid not in metas]
-            metas.update((rid, header_repo.header_from(records.now, carried[rid])) for rid in kept)
-            rest = found.difference(metas)
-            metas.update(header_repo.headers(self.session, list(rest), records, linked))
+        metas = self._headers(found, records, linked, admitted, lexical.headers, carry)
         return Candidates(lexical, cosine, entities, linked, metas, admitted)
+
+    def _headers(
+        self,
+        found: set[str],
+        records: RecordQuery,
+        linked: Sequence[str],
+        admitted: dict[str, RecordHeader] | None,
+        lexical: dict[str, RecordHeader],
+        carry: CarriedHeaders | None,
+    ) -> dict[str, RecordHeader]:
+        """The headers of the `found` records that the filters admit: among every admitted
+        record's when those were read, else those the lexical and vector candidates
+        carried, and the others' (named entities, listed vectors) looked up."""
+        if admitted is not None:
+            return {rid: admitted[rid] for rid in found if rid in admitted}
+        metas = dict(lexical)
+        carried = carry.rows if carry is not None else {}
+        kept = [rid for rid in found if rid in carried and rid not in metas]
+        metas.update((rid, header_repo.header_from(records.now, carried[rid])) for rid in kept)
+        rest = found.difference(metas)
+        metas.update(header_repo.headers(self.session, list(rest), records, linked))
+        return metas
 
     def _every_admitted(
         self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
