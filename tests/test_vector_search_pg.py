@@ -145,7 +145,7 @@ def test_a_small_scope_is_scored_from_the_vectors_read_with_its_headers(
         with db.transaction() as s:
             every = header_repo.every_admitted(s, records, [], 200, (), VECTOR_BYTES)
             assert every is not None and set(every.headers) == set(ids)
-            assert set(every.vectors) == set(ids[:10])
+            assert every.vectors is not None and set(every.vectors) == set(ids[:10])
 
             def search(vectors: dict[str, bytes] | None) -> dict[str, float]:
                 return vector_repo.nearest(

@@ -172,7 +172,7 @@ class CandidateSearch:
                 admitted=list(every.headers) if every is not None else None,
                 signature=signature,
                 carry=carry,
-                admitted_vectors=every.vectors if every and self.tier is Tier.pgvector else None,
+                admitted_vectors=every.vectors if every is not None else None,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)

@@ -119,7 +119,8 @@ class Admitted(NamedTuple):
 
     headers: dict[str, RecordHeader]
     extra: tuple[Any, ...]  # the uncorrelated `extra` columns' values (empty: none admitted)
-    vectors: dict[str, Any]  # record id → the `vectors` column's value, when asked
+    # record id → the `vectors` column's value (None: not asked for)
+    vectors: dict[str, Any] | None
 
 
 def every_admitted(
@@ -143,7 +144,7 @@ def every_admitted(
     headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}
     end = HEADER_WIDTH + len(extra)
     found = (
-        {row[0]: row[end] for row in rows if row[end] is not None} if vectors is not None else {}
+        {row[0]: row[end] for row in rows if row[end] is not None} if vectors is not None else None
     )
     return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found)
 

@@ -120,8 +120,8 @@ def lexical(
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
-        shape = _Shape(with_headers, with_signature)
-        return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning, shape)
+        reads = _Reads(with_headers, with_signature)
+        return _sqlite_bm25(session, list(terms), records, limit, unscored, mentioning, reads)
     full, without, headers = pg_text.bm25(
         session,
         terms,
@@ -145,7 +145,7 @@ def _sqlite_bm25(
     limit: int,
     unscored: Sequence[str],
     mentioning: Sequence[str],
-    reads: _Shape,
+    reads: _Reads,
 ) -> LexicalScores:
     matching = _fts5_matching(terms, records.filter.scopes)
     if matching is None:
@@ -204,7 +204,7 @@ _RESCORED = select(_fts.c.rowid, _RANK).where(
 )
 
 
-class _Shape(NamedTuple):
+class _Reads(NamedTuple):
     """What SQLite's BM25 statement reads beside the matches' ids and scores."""
 
     headers: bool
@@ -213,7 +213,7 @@ class _Shape(NamedTuple):
 
 @cache
 def _bm25_statement(
-    shape: FilterShape, store_wide: bool, mentioning: bool, reads: _Shape
+    shape: FilterShape, store_wide: bool, mentioning: bool, reads: _Reads
 ) -> Select[Any]:
     """The best matches of the `match` parameter by BM25 under the filters, with their
     headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
