@@ -58,6 +58,11 @@ COPY migrations ./migrations
 COPY app ./app
 COPY --chmod=0755 deploy/docker/entrypoint.sh /usr/local/bin/membrane
 COPY --chmod=0755 deploy/docker/healthcheck.py /usr/local/bin/membrane-healthcheck
+# The embedder's int8-activation graph (app/embedding/onnx_int8.py), derived from the
+# bundled model here, once, into a folder the image keeps: no pod derives it at start.
+RUN /opt/venv/bin/python -c "\
+from pathlib import Path; from app.embedding.local_onnx import OnnxMiniLM; \
+OnnxMiniLM(1, int8_activations=True, cache_dir=Path('/opt/membrane/models')).load()"
 # MEMBRANE_HOST=0.0.0.0: reachable from outside the container (with API keys set; open
 #   mode binds 127.0.0.1 whatever this says).
 # SQLite, when used, lives in /data (the only directory the user may write besides /tmp).
@@ -68,6 +73,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HOME=/tmp/huggingface \
     XDG_CACHE_HOME=/tmp/cache TMPDIR=/tmp \
+    MEMBRANE_EMBEDDING__MODEL_CACHE_DIR=/opt/membrane/models \
     MEMBRANE_HOST=0.0.0.0 MEMBRANE_PORT=8080 \
     MEMBRANE_DATABASE_URL=sqlite:////data/membrane.db
 USER 10001:10001

