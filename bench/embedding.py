@@ -8,7 +8,7 @@ PostgreSQL's server is another process), the texts and tokens embedded (each rec
 whole text and its sentences), and the settings in force.
 
     .venv/bin/python bench/embedding.py --store sqlite --records 2000
-    .venv/bin/python bench/embedding.py --store sqlite --records 2000 --lanes 1
+    .venv/bin/python bench/embedding.py --store sqlite --records 2000 --lanes 1 --float
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def seed(db_url: str, records: int) -> None:
             client.post("/v1/capture/batch", json={"items": items}).raise_for_status()
 
 
-def drain(db_url: str, lanes: int, max_passages: int, batch_size: int) -> dict[str, Any]:
+def drain(args: argparse.Namespace, db_url: str) -> dict[str, Any]:
     """Run the worker's batches until nothing is pending; wall and CPU around them."""
     from app.config import DatabaseSettings, EmbeddingSettings
     from app.db import Database
@@ -65,7 +65,13 @@ def drain(db_url: str, lanes: int, max_passages: int, batch_size: int) -> dict[s
     from app.embedding.service import check_or_pin
     from app.embedding.worker import embed_pending
 
-    cfg = EmbeddingSettings(threads=lanes, max_passages=max_passages, batch_size=batch_size)
+    lanes, max_passages, batch_size = args.lanes, args.max_passages, args.batch_size
+    cfg = EmbeddingSettings(
+        threads=lanes,
+        max_passages=max_passages,
+        batch_size=batch_size,
+        int8_activations=not args.float,
+    )
     db = Database(db_url, DatabaseSettings())
     embedder = build_embedder(cfg)
     assert isinstance(embedder, LocalEmbedder)
@@ -93,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lanes", type=int, default=0, help="MEMBRANE_EMBEDDING__THREADS")
     parser.add_argument("--max-passages", type=int, default=16)
     parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--float", action="store_true", help="the bundled float graph")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     with store_url(args.store) as db_url:
@@ -102,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         with phase(f"seed {args.records} records"):
             seed(db_url, args.records)
         with phase("drain the embedding queue"):
-            worker = drain(db_url, args.lanes, args.max_passages, args.batch_size)
+            worker = drain(args, db_url)
     result = {
         "benchmark": "embedding",
         "store": args.store,
@@ -110,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "cores": os.cpu_count(),
         "max_passages": args.max_passages,
         "batch_size": args.batch_size,
+        "int8_activations": not args.float,
         "worker": worker,
     }
     print(json.dumps(result, indent=2))
