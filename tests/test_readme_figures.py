@@ -312,7 +312,8 @@ def latency_today() -> list[Figure]:
     """The fifth session's pair (bd155e0 → 4ba658f, rows named plainly), the sixth's
     (7603638 → its end, rows named in code type), the seventh's (36cc118 → ef11b18, rows
     named with the day), the eighth's, ninth's, eleventh's and twelfth's, and the
-    thirteenth's (c2b0255 → the newest file), rows named so."""
+    thirteenth's (c2b0255 → 539da2e) and the fourteenth's (27b62e8 → the newest file), rows
+    named so."""
     return (
         latency_pair("bd155e0", "4ba658f", "{op}")
         + latency_pair("7603638", SIXTH_END, "`{op}`")
@@ -321,7 +322,8 @@ def latency_today() -> list[Figure]:
         + latency_pair("5e46393", "590e608", "{op}, ninth")
         + latency_pair("a5eb0f5", "89bf2aa", "{op}, eleventh")
         + latency_pair("c210f08", "2a74302", "{op}, twelfth")
-        + latency_pair("c2b0255", "", "{op}, thirteenth")
+        + latency_pair("c2b0255", "539da2e", "{op}, thirteenth")
+        + latency_pair("27b62e8", "", "{op}, fourteenth")
     )
 
 
