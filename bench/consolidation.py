@@ -186,30 +186,36 @@ def limits() -> dict[str, Any]:
 # ---------------------------------------------------------------------------- run
 
 
-def rss_mb() -> float:
-    """Resident memory of this process now (VmRSS)."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory of this process now: VmRSS, or RssAnon (its own memory, without
+    the pages of files it maps: SQLite reads its database through a memory map, and the
+    store's pages it touched count in VmRSS while the kernel may drop them at will)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return 0.0
 
 
 class RssSampler(threading.Thread):
-    """The highest RSS seen while the run goes (sampled every 20 ms). ru_maxrss alone
-    would not do: a transient peak while importing can hide the run's own."""
+    """The highest RSS seen while the run goes (sampled every 20 ms), and the highest
+    RssAnon. ru_maxrss alone would not do: a transient peak while importing can hide the
+    run's own."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.peak = rss_mb()
+        self.peak_anon = rss_mb("RssAnon")
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.wait(0.02):
             self.peak = max(self.peak, rss_mb())
+            self.peak_anon = max(self.peak_anon, rss_mb("RssAnon"))
 
     def stop(self) -> float:
         self.done.set()
         self.join()
+        self.peak_anon = max(self.peak_anon, rss_mb("RssAnon"))
         return round(max(self.peak, rss_mb()), 1)
 
 
@@ -237,6 +243,7 @@ def child() -> int:
         "wall_s": round(wall, 2),
         "rss_before_run_mb": before,
         "peak_rss_mb": peak,
+        "peak_anon_rss_mb": round(sampler.peak_anon, 1),
         "process_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     print(json.dumps(out))
@@ -287,6 +294,7 @@ def print_report(result: dict[str, Any]) -> None:
         "episodes/s": "episodes_per_s",
         "RSS before run MB": "rss_before_run_mb",
         "peak RSS MB (run)": "peak_rss_mb",
+        "peak RssAnon MB (run)": "peak_anon_rss_mb",
         "max RSS MB (process)": "process_max_rss_mb",
     }
     for name, key in rows.items():
