@@ -60,9 +60,10 @@ COPY --chmod=0755 deploy/docker/entrypoint.sh /usr/local/bin/membrane
 COPY --chmod=0755 deploy/docker/healthcheck.py /usr/local/bin/membrane-healthcheck
 # The embedder's int8-activation graph (app/embedding/onnx_int8.py), derived from the
 # bundled model here, once, into a folder the image keeps: no pod derives it at start.
-RUN /opt/venv/bin/python -c "\
+RUN PYTHONDONTWRITEBYTECODE=1 /opt/venv/bin/python -c "\
 from pathlib import Path; from app.embedding.local_onnx import OnnxMiniLM; \
-OnnxMiniLM(1, int8_activations=True, cache_dir=Path('/opt/membrane/models')).load()"
+OnnxMiniLM(1, int8_activations=True, cache_dir=Path('/opt/membrane/models')).load(); \
+assert list(Path('/opt/membrane/models').glob('*.onnx')), 'the int8 graph was not cached'"
 # MEMBRANE_HOST=0.0.0.0: reachable from outside the container (with API keys set; open
 #   mode binds 127.0.0.1 whatever this says).
 # SQLite, when used, lives in /data (the only directory the user may write besides /tmp).

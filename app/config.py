@@ -93,11 +93,11 @@ class EmbeddingSettings(BaseModel):
     model: str = "all-MiniLM-L6-v2"
     # local provider: "onnx" runs the bundled MiniLM's int8 build on ONNX Runtime (about
     # twice as fast, no torch in a query-only process); "torch" runs sentence-transformers.
-    # Their vectors agree to cosine ≥ 0.995 (≥ 0.98 with int8 activations, below), so
+    # Their vectors agree to cosine ≥ 0.995 (≥ 0.97 with int8 activations, below), so
     # switching needs no re-embedding.
     runtime: Literal["onnx", "torch"] = "onnx"
     # The ONNX runtime computes in int8 too, with a graph derived from the bundled one
-    # (app/embedding/onnx_int8.py): 2.3x faster, vectors at cosine >= 0.98 of the float
+    # (app/embedding/onnx_int8.py): 2.3x faster, vectors at cosine >= 0.97 of the float
     # graph's, LoCoMo recall unchanged. false runs the bundled float graph.
     int8_activations: bool = True
     # Where that derived graph is cached ("": $XDG_CACHE_HOME/membrane, else

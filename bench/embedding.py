@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import REPO_ROOT, load_locomo, phase, store_url
+
+from app.embedding.cores import available_cores
 
 SCOPES = 10
 
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "embedding",
         "store": args.store,
         "commit": _commit(),
-        "cores": os.cpu_count(),
+        "cores": available_cores(),
         "max_passages": args.max_passages,
         "batch_size": args.batch_size,
         "int8_activations": not args.float,

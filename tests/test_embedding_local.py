@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.embedding import providers
 from app.embedding.local_onnx import (
     RUN_LENGTH_RATIO,
     RUN_LENGTH_SLACK,
@@ -168,7 +169,13 @@ def test_lanes_change_the_speed_not_the_vectors(minilm: LocalEmbedder) -> None:
     assert three._onnx is not None and three._onnx.lanes == 3
     texts = VARIED_TEXTS * 5
     assert np.allclose(np.array(three.embed(texts)), np.array(minilm.embed(texts)), atol=1e-6)
-    assert LocalEmbedder("all-MiniLM-L6-v2", 384).threads >= 1  # 0/None: the cores at hand
+
+
+def test_lanes_default_to_the_cores_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(providers, "available_cores", lambda: 5)
+    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384)
+    assert embedder.threads == 5 and embedder._onnx is not None and embedder._onnx.lanes == 5
+    assert LocalEmbedder("all-MiniLM-L6-v2", 384, threads=2).threads == 2
 
 
 def test_runs_group_texts_of_similar_length_only() -> None:

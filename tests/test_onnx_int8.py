@@ -5,6 +5,7 @@ embedding process may use (app/embedding/cores.py)."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from app.config import EmbeddingSettings
 from app.embedding import cores, onnx_int8
-from app.embedding.local_onnx import OnnxMiniLM, _model_files
+from app.embedding.local_onnx import OnnxLoadError, OnnxMiniLM, _model_files
 from app.embedding.providers import LocalEmbedder, build_embedder
 
 TEXTS = ["a dog", "Caroline adopted a puppy from the shelter last weekend"]
@@ -37,17 +38,44 @@ def test_the_derived_graph_is_cached_and_reused(
 
 
 @pytest.mark.embedder
-def test_an_unwritable_cache_derives_in_memory(tmp_path: Path) -> None:
+def test_an_unwritable_cache_derives_at_each_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A read-only filesystem (or a file where the folder should be) costs each start its
     derivation, never the embedder."""
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
-    model = onnx_int8.int8_model(_model_files()[0], blocker / "cache")
+    with caplog.at_level("WARNING", logger="membrane.embedding"):
+        model = onnx_int8.int8_model(_model_files()[0], blocker / "cache")
     assert isinstance(model, bytes) and len(model) > 1_000_000
+    assert "cannot cache the int8 embedding model" in caplog.text
     embedder = OnnxMiniLM(1, int8_activations=True, cache_dir=blocker / "cache")
     unit = embedder.embed(TEXTS)
     assert np.allclose(np.linalg.norm(unit, axis=1), 1.0, atol=1e-5)
-    assert blocker.read_text() == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-folder"]  # nothing left
+
+
+@pytest.mark.embedder
+def test_a_cached_graph_that_does_not_load_is_derived_again(tmp_path: Path) -> None:
+    """A cached file cut short (a copy interrupted, a full disk) is replaced, not trusted."""
+    good = OnnxMiniLM(1, int8_activations=True, cache_dir=tmp_path).embed(TEXTS)
+    cached = tmp_path / onnx_int8.cached_name(_model_files()[0])
+    cached.write_bytes(cached.read_bytes()[:1000])
+    again = OnnxMiniLM(1, int8_activations=True, cache_dir=tmp_path)
+    assert np.array_equal(again.embed(TEXTS), good)
+    assert cached.stat().st_size > 1_000_000
+    assert [p.name for p in tmp_path.iterdir()] == [cached.name]  # no part file left
+
+
+def test_without_the_onnx_package_the_error_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)
+    with pytest.raises(OnnxLoadError, match="INT8_ACTIVATIONS=false"):
+        OnnxMiniLM(1, int8_activations=True, cache_dir=tmp_path).load()
+    plain = OnnxMiniLM(1, int8_activations=False, cache_dir=tmp_path)
+    plain.load()  # the bundled graph needs no derivation
+    assert plain.dimension == 384 and not list(tmp_path.iterdir())
 
 
 def test_the_cache_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

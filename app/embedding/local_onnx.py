@@ -18,6 +18,7 @@ is downloaded, and neither torch nor sentence-transformers is needed.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -65,6 +66,7 @@ class OnnxLoadError(RuntimeError):
 
 
 TOKENIZER_FILE = Path(__file__).with_name("minilm-tokenizer.json")
+log = logging.getLogger("membrane.embedding")
 
 
 def _model_files() -> tuple[Path, Path]:
@@ -119,7 +121,7 @@ class OnnxMiniLM:
     graph, in runs of up to SUB_BATCH texts of similar length."""
 
     def __init__(
-        self, lanes: int = 1, *, int8_activations: bool = False, cache_dir: Path | None = None
+        self, lanes: int = 1, *, int8_activations: bool = True, cache_dir: Path | None = None
     ) -> None:
         self.lanes = max(1, lanes)
         self.int8_activations = int8_activations
@@ -140,13 +142,11 @@ class OnnxMiniLM:
                 from tokenizers import Tokenizer
 
                 tokenizer = Tokenizer.from_file(str(tokenizer_file))
-                session = _session(self._graph(model))
+                session = self._open(model)
+            except OnnxLoadError:
+                raise
             except ImportError as exc:
-                raise OnnxLoadError(
-                    f"Cannot load the ONNX runtime: {exc} (the int8-activation graph needs "
-                    "the onnx package; MEMBRANE_EMBEDDING__INT8_ACTIVATIONS=false runs the "
-                    "bundled graph without it)"
-                ) from exc
+                raise OnnxLoadError(f"Cannot load the ONNX runtime: {exc}") from exc
             except Exception as exc:  # a broken or truncated model file
                 raise OnnxLoadError(f"Cannot load {model}: {exc}") from exc
             tokenizer.no_padding()  # padded here, per sub-batch
@@ -157,12 +157,30 @@ class OnnxMiniLM:
                 self._pool = ThreadPoolExecutor(self.lanes, thread_name_prefix="membrane-onnx")
             self._session = session
 
-    def _graph(self, bundled: Path) -> str | bytes:
+    def _open(self, bundled: Path) -> Any:
+        """A session of the bundled graph, or of its int8-activation graph: cached, or
+        derived again when the cached file does not load (a copy cut short)."""
         if not self.int8_activations:
-            return str(bundled)
+            return _session(str(bundled))
         from app.embedding.onnx_int8 import int8_model
 
-        return int8_model(bundled, self.cache_dir)
+        try:
+            graph = int8_model(bundled, self.cache_dir)
+        except ImportError as exc:
+            raise OnnxLoadError(
+                f"Cannot derive the int8-activation graph: {exc} (it needs the onnx package, "
+                "a dependency of `pip install membrane`; MEMBRANE_EMBEDDING__INT8_ACTIVATIONS="
+                "false runs the bundled graph without it)"
+            ) from exc
+        try:
+            return _session(graph)
+        except Exception as exc:
+            if not isinstance(graph, str):
+                raise
+            log.warning(
+                "the cached embedding model %s does not load (%s): derived again", graph, exc
+            )
+            return _session(int8_model(bundled, self.cache_dir, stale=graph))
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Unit vectors, one row per text, in the order given."""
@@ -176,6 +194,7 @@ class OnnxMiniLM:
             for run in runs:
                 out[run] = self._run([ids[i] for i in run])
             return out
+        runs.reverse()  # longest first: the lanes finish together, not on one long text
         vectors = self._pool.map(lambda run: self._run([ids[i] for i in run]), runs)
         for run, rows in zip(runs, vectors, strict=True):
             out[run] = rows

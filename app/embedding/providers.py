@@ -102,9 +102,11 @@ class LocalEmbedder:
     ) -> None:
         self.name = model
         self.dimension = dimension
-        # Cores the model may use at once (ONNX: lanes; torch: its threads); None: every
-        # core this process may use (app/embedding/cores.py).
+        # Cores the model may use at once (ONNX: lanes); None: every core this process may
+        # use (app/embedding/cores.py). torch keeps its own default (OMP_NUM_THREADS, else
+        # the physical cores) unless a count is given.
         self.threads = threads or available_cores()
+        self._torch_threads = threads
         self.runtime = runtime if model in BUNDLED_MODEL_NAMES else "torch"
         self._onnx = (
             OnnxMiniLM(self.threads, int8_activations=int8_activations, cache_dir=cache_dir)
@@ -127,9 +129,10 @@ class LocalEmbedder:
 
     def _load_torch(self) -> int:
         try:
-            import torch
+            if self._torch_threads is not None:
+                import torch
 
-            torch.set_num_threads(self.threads)
+                torch.set_num_threads(self._torch_threads)
             st, _ = _load_sentence_transformer(self.name)
         except ImportError as exc:
             raise EmbeddingError(TORCH_MISSING) from exc
