@@ -23,14 +23,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import REPO_ROOT, load_locomo, phase, store_url
+from latency import seed as seed_turns
 
 from app.embedding.cores import available_cores
 
-SCOPES = 10
-
 
 def seed(db_url: str, records: int) -> None:
-    """Capture `records` LoCoMo lines in batches of 100 with no embedder: all pending."""
+    """Capture `records` LoCoMo lines with no embedder (all pending), as bench/latency.py
+    seeds its store."""
     from fastapi.testclient import TestClient
 
     from app.config import Settings
@@ -43,19 +43,8 @@ def seed(db_url: str, records: int) -> None:
         scheduler={"enabled": False},
         rate_limit={"enabled": False},
     )
-    lines = load_locomo().lines()
     with TestClient(create_app(settings)) as client:
-        for start in range(0, records, 100):
-            items = [
-                {
-                    "source": "bench",
-                    "source_kind": "event",
-                    "summary": lines[i % len(lines)],
-                    "scope": f"conv-{i * SCOPES // records}",
-                }
-                for i in range(start, min(records, start + 100))
-            ]
-            client.post("/v1/capture/batch", json={"items": items}).raise_for_status()
+        seed_turns(client, load_locomo().lines(), records)
 
 
 def drain(args: argparse.Namespace, db_url: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -69,7 +69,14 @@ def running(args: list[str], env: dict[str, str], log: Path) -> Iterator[subproc
         stop(proc)
 
 
-def seed(client: httpx.Client, turns: list[str], records: int) -> list[str]:
+class Poster(Protocol):
+    """What `seed` needs of a client: an httpx client, or a test client in process
+    (bench/embedding.py)."""
+
+    def post(self, url: str, *, json: Any, timeout: float) -> Any: ...
+
+
+def seed(client: Poster, turns: list[str], records: int) -> list[str]:
     """Capture `records` turns in batches of 100 (scope = conversation slice); their ids."""
     ids: list[str] = []
     per_scope = max(1, records // SCOPES)
