@@ -35,7 +35,7 @@ from app.consolidation import repository as consolidation_repo
 from app.db import Database
 from app.enums import LIVE_STATUSES, Sensitivity
 from app.errors import DomainError
-from app.models import RecordRow
+from app.models import RecordRow, staging
 from app.records import repository as record_repo
 from app.records.payload_json import StoredJson
 from app.records.payloads import Payload
@@ -93,8 +93,8 @@ class Promotion:
         repeated = [stored[t] for t in distinct if t in stored]
         new = [spec_of(t) for t in distinct if t not in stored]
         with staged_writes(self.session, self.policy, settles_facts=True) as service:
-            for record_id in repeated:  # their edges and audit entries are staged too
-                self.reinforce(record_id, [episode_id], rationale=rationale)
+            # their edges and audit entries are staged too
+            self.reinforce(repeated, [episode_id], rationale=rationale)
             for spec in new:
                 service.create(spec, self.trust, source_kind="consolidation")
         return len(new), len(repeated)
@@ -106,38 +106,45 @@ class Promotion:
 
     def reinforce(
         self,
-        record_id: str,
+        record_ids: Sequence[str],
         episode_ids: Sequence[str],
         *,
         rationale: str,
         details: Mapping[str, object] | None = None,
     ) -> None:
-        """`record_id` seen again in `episode_ids`: one salience reinforcement and audit
-        entry, and an edge and a provenance source per episode."""
-        reinforce_unaudited(self.session, record_id, self.now)
-        audit_repo.append(
-            self.session,
-            record_id,
-            "reinforce",
-            self.trust.actor_id,
-            self.now,
-            rationale=rationale,
-            details={"stage": self.stage, "episodes": list(episode_ids), **(details or {})},
-        )
-        row = record_repo.get(self.session, record_id)
+        """Each of `record_ids` seen again in `episode_ids`: one salience reinforcement and
+        audit entry, and an edge and a provenance source per episode. The records'
+        salience moves in one round trip and their rows (whose provenance grows) are read
+        in one; a row this transaction read already is not read again."""
+        reinforce_unaudited(self.session, record_ids, self.now)
+        rows = record_repo.get_many_loaded(self.session, record_ids)
         service = RecordService(self.session, self.policy)
-        for episode_id in episode_ids:
-            relations.link(self.session, record_id, "derived_from", episode_id, self.now)
-            if row is not None:
-                service.add_provenance(row, ProvenanceSource(kind="record", ref=episode_id))
+        for record_id in record_ids:
+            audit_repo.append(
+                self.session,
+                record_id,
+                "reinforce",
+                self.trust.actor_id,
+                self.now,
+                rationale=rationale,
+                details={"stage": self.stage, "episodes": list(episode_ids), **(details or {})},
+            )
+            row = rows.get(record_id)
+            for episode_id in episode_ids:
+                relations.link(self.session, record_id, "derived_from", episode_id, self.now)
+                if row is not None:
+                    service.add_provenance(row, ProvenanceSource(kind="record", ref=episode_id))
 
     def mark(self, episode_ids: Sequence[str], details: Mapping[str, object]) -> None:
         """The episodes are processed by this stage (never listed for it again)."""
         action = consolidation_repo.stage_action(self.stage)
-        for episode_id in episode_ids:
-            audit_repo.append(
-                self.session, episode_id, action, self.trust.actor_id, self.now, details=details
-            )
+        # one multi-row INSERT, not an ORM flush with a RETURNING per entry
+        with staging.gathering(self.session) as staged:
+            for episode_id in episode_ids:
+                audit_repo.append(
+                    self.session, episode_id, action, self.trust.actor_id, self.now, details=details
+                )
+        record_repo.insert_staged(self.session, staged)
 
 
 def sourced_spec(
@@ -328,7 +335,7 @@ def _fold(
         merged = pattern.merged(existing.payload, rows)
         record_repo.set_payload(session, existing.id, merged, unit.now)
         rationale = f"{len(rows)} more episode(s) of this pattern"
-        unit.reinforce(existing.id, episode_ids, rationale=rationale)
+        unit.reinforce([existing.id], episode_ids, rationale=rationale)
         unit.mark(episode_ids, {"record": existing.id, "reinforced": True})
         return 0, 1, len(rows)
     if not pattern.can_create(rows):

@@ -209,9 +209,12 @@ def pattern_record(
     session: Session, *, record_type: str, tag: str, scope: str | None, sensitivity: int
 ) -> str | None:
     """The oldest live record of `record_type` carrying `tag` in `scope` at exactly
-    `sensitivity`."""
+    `sensitivity`. A pattern's tag names a handful of records: they are all read and the
+    oldest picked here. With ORDER BY … LIMIT in the statement, SQLite's planner walked
+    the scope's records in creation order (its index delivers that order) probing each
+    for the tag: 6 ms a look-up at 50,000 episodes, 0.15 through the tag index."""
     stmt = (
-        select(RecordRow.id)
+        select(RecordRow.created_at, RecordRow.id)
         .join(TagRow, TagRow.record_id == RecordRow.id)
         .where(
             TagRow.tag == tag,
@@ -220,10 +223,9 @@ def pattern_record(
             RecordRow.scope.is_(None) if scope is None else RecordRow.scope == scope,
             RecordRow.sensitivity == sensitivity,
         )
-        .order_by(RecordRow.created_at, RecordRow.id)
-        .limit(1)
     )
-    return session.scalar(stmt)
+    found = min(session.execute(stmt).tuples(), default=None)
+    return None if found is None else found[1]
 
 
 def pattern_keys(

@@ -44,19 +44,28 @@ def reinforce(session: Session, record_id: str, now: float) -> float | None:
     return None if value is None else float(value)
 
 
+def reinforce_many(session: Session, ids: Sequence[str], now: float) -> None:
+    """One reinforcement of each of `ids` at `now`, in one round trip (an executemany of
+    the same UPDATE, without its RETURNING): consolidation reinforces every fact an
+    episode repeats."""
+    if ids:
+        stmt = _reinforce_statement(dialect_of(session), returning=False)
+        session.connection().execute(stmt, [{"record_id": i, "now": now} for i in ids])
+
+
 @cache
-def _reinforce_statement(dialect: str) -> Update:
+def _reinforce_statement(dialect: str, returning: bool = True) -> Update:
     """Built once per dialect: consolidation reinforces a fact per repeated observation."""
     now: Any = bindparam("now", type_=Double)
     current = current_salience_sql(dialect, now)
     new_base = least(dialect, current + RecordRow.reinforcement_gain, 1.0)
-    return (
+    stmt = (
         update(RecordRow)
         .where(RecordRow.id == bindparam("record_id"))
         .values(salience_base=new_base, salience_t0=now, updated_at=now)
-        .returning(RecordRow.salience_base)
         .execution_options(synchronize_session=False)
     )
+    return stmt.returning(RecordRow.salience_base) if returning else stmt
 
 
 def penalize(session: Session, record_id: str, amount: float, now: float) -> float | None:

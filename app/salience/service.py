@@ -23,11 +23,11 @@ from app.salience import repository as salience_repo
 from app.trust import TrustContext
 
 
-def reinforce_unaudited(session: Session, record_id: str, now: float) -> float | None:
-    """One reinforcement of `record_id` at `now`, for a writer that holds the record
-    already and writes its own audit entry (consolidation's promotion); None when the
-    record is gone."""
-    return salience_repo.reinforce(session, record_id, now)
+def reinforce_unaudited(session: Session, ids: Sequence[str], now: float) -> None:
+    """One reinforcement of each of `ids` at `now`, for a writer that holds the records
+    already and writes its own audit entries (consolidation's promotion); a record that
+    is gone is left out."""
+    salience_repo.reinforce_many(session, ids, now)
 
 
 def zero_unaudited(session: Session, ids: Sequence[str], now: float) -> None:
