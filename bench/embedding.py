@@ -1,7 +1,8 @@
 """Embedding worker throughput: N LoCoMo turns captured with no embedder (they wait as
 pending), then the worker's batches run until none is pending, as `python -m app.worker`
-runs them (`app.embedding.worker.embed_pending`: claim, embed with no transaction open,
-store). Nothing else runs, so the figure is what the worker does with the whole machine.
+runs them (`app.embedding.worker.Pipeline`: claim, embed with no transaction open, and
+store on a writer thread while the next batch is embedded; `--serial`: one batch at a time,
+`embed_pending`). Nothing else runs, so the figure is what the worker does with the whole machine.
 
 Reported: records/s, the bench process's CPU ms per record (the model's lanes included;
 PostgreSQL's server is another process), the texts and tokens embedded (each record's
@@ -53,7 +54,7 @@ def drain(args: argparse.Namespace, db_url: str) -> dict[str, Any]:
     from app.db import Database
     from app.embedding.providers import LocalEmbedder, build_embedder
     from app.embedding.service import check_or_pin
-    from app.embedding.worker import embed_pending
+    from app.embedding.worker import Pipeline, embed_pending
 
     lanes, max_passages, batch_size = args.lanes, args.max_passages, args.batch_size
     cfg = EmbeddingSettings(
@@ -69,8 +70,14 @@ def drain(args: argparse.Namespace, db_url: str) -> dict[str, Any]:
     check_or_pin(db, embedder.name, embedder.dimension)
     embedder.embed(["warm the model up", "and its lanes, with a second text"])
     wall, cpu, settled = time.perf_counter(), time.process_time(), 0
-    while batch := embed_pending(db, embedder, batch_size, max_passages=max_passages):
-        settled += batch
+    if args.serial:  # one batch at a time: claim, embed, store
+        while batch := embed_pending(db, embedder, batch_size, max_passages=max_passages):
+            settled += batch
+    else:  # as the worker runs them: a batch stored while the next is embedded
+        pipeline = Pipeline(db, embedder, batch_size, max_passages)
+        while (batch := pipeline.step()) or pipeline.busy:
+            settled += batch
+        pipeline.close()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     db.dispose()
     return {
@@ -79,6 +86,7 @@ def drain(args: argparse.Namespace, db_url: str) -> dict[str, Any]:
         "cpu_ms_per_record": round(1000 * cpu / max(settled, 1), 2),
         "wall_s": round(wall, 2),
         "lanes": embedder.threads,
+        "pipelined": not args.serial,
     }
 
 
@@ -90,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-passages", type=int, default=16)
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--float", action="store_true", help="the bundled float graph")
+    parser.add_argument("--serial", action="store_true", help="no store beside the next embedding")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     with store_url(args.store) as db_url:

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from app import clock
 from app.db import Database
 from app.embedding import queue_repository as queue
-from app.embedding.worker import embed_pending
+from app.embedding.worker import Pipeline, embed_pending
 from app.models import EmbeddingLeaseRow, EmbeddingRow, RecordRow
 from tests.conftest import app_state
 from tests.embedding_support import FakeOpenAI, openai_settings
@@ -103,3 +103,52 @@ def test_a_failed_batch_is_released_for_the_next_try(
         assert session.get(RecordRow, rid).embedding_status == "pending"  # type: ignore[union-attr]
     assert embed_pending(state.db, state.embedding.embedder, 8, max_passages=0) == 1
     assert pending(client) == 0
+
+
+def _leases(db: Database) -> int:
+    with db.transaction() as session:
+        return int(session.scalar(select(func.count()).select_from(EmbeddingLeaseRow)) or 0)
+
+
+def test_the_pipelined_worker_stores_every_batch_once(
+    db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
+) -> None:
+    client = make_client(openai_settings(db_url, fake_openai, max_passages=0))
+    texts = [f"buoy {i} drifted north" for i in range(11)]
+    for text in texts:
+        capture(client, text)
+    state = app_state(client)
+    assert state.embedding is not None
+    pipeline = Pipeline(state.db, state.embedding.embedder, 4, 0)
+    settled = [pipeline.step()]
+    assert settled == [0] and pipeline.busy  # the first batch is being stored
+    while pipeline.busy:
+        settled.append(pipeline.step())
+    pipeline.close()
+    assert settled == [0, 4, 4, 3]  # each step reports the store before it
+    asked = Counter(text for request in fake_openai.requests for text in request["input"])
+    assert len(asked) == len(texts) and set(asked.values()) == {1}
+    assert pending(client) == 0 and _leases(db) == 0
+    with db.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(EmbeddingRow)) == 11
+
+
+def test_a_failed_embedding_in_the_pipeline_keeps_the_batch_before_it(
+    db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
+) -> None:
+    client = make_client(openai_settings(db_url, fake_openai, max_passages=0, max_retries=0))
+    for i in range(6):
+        capture(client, f"gull {i} over the pier")
+    state = app_state(client)
+    assert state.embedding is not None
+    pipeline = Pipeline(state.db, state.embedding.embedder, 3, 0)
+    assert pipeline.step() == 0  # the first three embedded, on their way to the store
+    fake_openai.fail_next = [500]
+    with pytest.raises(Exception):  # noqa: B017 - the provider's error, whatever its class
+        pipeline.step()
+    assert not pipeline.busy
+    assert pending(client) == 3 and _leases(db) == 0  # the first batch stored, the second released
+    while pipeline.step() or pipeline.busy:
+        pass
+    pipeline.close()
+    assert pending(client) == 0 and _leases(db) == 0

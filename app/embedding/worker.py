@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 
 from app import clock
 from app.db import Database
@@ -31,41 +33,118 @@ LEASE_S = 600.0
 
 def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
     """Embed one batch of pending records; returns how many records it settled."""
+    claimed = claim(db, batch_size)
+    if claimed is None:
+        return 0
+    batch, lease = claimed
+    vectors = embed_claimed(db, embedder, batch, lease, max_passages)
+    return store_claimed(db, embedder.name, batch, vectors, lease)
+
+
+Claimed = tuple[list[repo.PendingRecord], float]  # the batch and its lease's end
+
+
+def claim(db: Database, batch_size: int) -> Claimed | None:
+    """Lease the next batch of pending records in one short transaction (None: none)."""
     now = clock.now()
     with db.transaction() as session:
         batch = repo.claim_batch(session, batch_size, now, LEASE_S)
-    if not batch:
-        return 0
-    ids, lease = [r.id for r in batch], now + LEASE_S
-    try:
-        _embed_and_store(db, embedder, batch, max_passages, lease)
-    except Exception:
-        with db.transaction() as session:
-            repo.release(session, ids, lease)  # retried after the worker's backoff
-        raise
-    return len(batch)
+    return (list(batch), now + LEASE_S) if batch else None
 
 
-def _embed_and_store(
+def embed_claimed(
     db: Database,
     embedder: Embedder,
     batch: Sequence[repo.PendingRecord],
-    max_passages: int,
     lease: float,
-) -> None:
-    """Embed the batch with no transaction open, then store what is still pending and
-    drop the batch's leases in one transaction."""
+    max_passages: int,
+) -> list[list[float]]:
+    """The batch's vectors (of its records with text), with no transaction open; on
+    failure its leases are dropped (retried after the worker's backoff)."""
+    with_text = [r for r in batch if r.search_text.strip()]
+    with _released_on_failure(db, batch, lease):
+        return record_vectors(embedder, with_text, max_passages) if with_text else []
+
+
+def store_claimed(
+    db: Database,
+    model: str,
+    batch: Sequence[repo.PendingRecord],
+    vectors: Sequence[Sequence[float]],
+    lease: float,
+) -> int:
+    """Store the vectors of what is still pending and drop the batch's leases in one
+    transaction; returns how many records the batch had."""
     ids = [r.id for r in batch]
     with_text = [r for r in batch if r.search_text.strip()]
-    vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
-    with db.transaction() as session:
+    with _released_on_failure(db, batch, lease), db.transaction() as session:
         live = repo.still_pending(session, ids)
         items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
-        repo.store_vectors(session, db.tier, embedder.name, items)
+        repo.store_vectors(session, db.tier, model, items)
         repo.mark(session, [rid for rid, _ in items], "done")
         empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
         repo.release(session, ids, lease)
+    return len(batch)
+
+
+@contextmanager
+def _released_on_failure(
+    db: Database, batch: Sequence[repo.PendingRecord], lease: float
+) -> Iterator[None]:
+    try:
+        yield
+    except Exception:
+        with db.transaction() as session:
+            repo.release(session, [r.id for r in batch], lease)
+        raise
+
+
+class Pipeline:
+    """The worker's batches with the store of one overlapping the embedding of the next:
+    while the model's lanes embed batch N+1, a writer thread stores batch N (the
+    transaction, the driver's and SQLAlchemy's Python), so the cores do not wait for the
+    database between batches."""
+
+    def __init__(self, db: Database, embedder: Embedder, batch_size: int, max_passages: int):
+        self.db, self.embedder = db, embedder
+        self.batch_size, self.max_passages = batch_size, max_passages
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="membrane-embedding-store")
+        self._storing: Future[int] | None = None
+
+    def step(self) -> int:
+        """Claim and embed the next batch and hand it to the writer; returns how many
+        records the store before it settled (0 once nothing is pending and stored),
+        raising what that store or this embedding raised (a failed embedding has dropped
+        its leases; an embedded batch is handed on even when the store before it failed)."""
+        claimed = claim(self.db, self.batch_size)
+        if claimed is None:
+            return self.finish()
+        batch, lease = claimed
+        previous, self._storing = self._storing, None
+        try:
+            vectors = embed_claimed(self.db, self.embedder, batch, lease, self.max_passages)
+            args = (self.db, self.embedder.name, batch, vectors, lease)
+            self._storing = self._writer.submit(store_claimed, *args)
+        finally:
+            settled = 0 if previous is None else previous.result()
+        return settled
+
+    @property
+    def busy(self) -> bool:
+        """A batch is being stored: the next step settles it."""
+        return self._storing is not None
+
+    def finish(self) -> int:
+        """Wait for the store in flight; how many records it settled."""
+        storing, self._storing = self._storing, None
+        return 0 if storing is None else storing.result()
+
+    def close(self) -> None:
+        try:
+            self.finish()
+        finally:
+            self._writer.shutdown(wait=True)
 
 
 def record_vectors(
@@ -123,20 +202,25 @@ class EmbeddingWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        pipeline = Pipeline(self.db, self.embedder, self.batch_size, self.max_passages)
+        try:
+            self._drain(pipeline)
+        finally:
+            pipeline.close()
+
+    def _drain(self, pipeline: Pipeline) -> None:
         failures = drained = 0
         first_drain = True
         while not self._stop.is_set():
             try:
-                settled = embed_pending(
-                    self.db, self.embedder, self.batch_size, max_passages=self.max_passages
-                )
+                settled = pipeline.step()
                 failures = 0
             except Exception:  # the worker must outlive a provider or database outage
                 log.exception("embedding batch failed")
                 failures += 1
                 settled = 0
             drained += settled
-            if settled >= self.batch_size:
+            if not failures and (pipeline.busy or settled >= self.batch_size):
                 continue  # more may be waiting: drain without sleeping
             if drained:
                 # The first time at info: "are the vectors there yet?" after a start, an
