@@ -76,10 +76,20 @@ def test_local_embedder_makes_unit_vectors_that_mean_something(
     assert float(dog @ puppy) > float(dog @ tax)
 
 
-@pytest.mark.parametrize(("int8", "least"), [(False, 0.995), (True, 0.97)])
+# int8: the least cosine is the one-word text's ("ok": three tokens, its activations
+# quantized per tensor), 0.970+ on a CPU with VNNI, 0.968-0.970 on AVX2 alone, whose int8
+# kernels round differently; every longer text stays above 0.985 on both.
+OK = VARIED_TEXTS.index("ok")
+
+
+def least_cosines(cosines: np.ndarray, longer: float, one_word: float) -> bool:
+    return bool(np.delete(cosines, OK).min() >= longer and cosines[OK] >= one_word)
+
+
+@pytest.mark.parametrize(("int8", "least"), [(False, (0.995, 0.995)), (True, (0.985, 0.965))])
 def test_onnx_and_torch_runtimes_make_the_same_vectors(
     int8: bool,
-    least: float,
+    least: tuple[float, float],
     minilm: LocalEmbedder,
     minilm_float: LocalEmbedder,
     minilm_torch: LocalEmbedder,
@@ -90,7 +100,7 @@ def test_onnx_and_torch_runtimes_make_the_same_vectors(
     onnx = np.array((minilm if int8 else minilm_float).embed(VARIED_TEXTS))
     torch = np.array(minilm_torch.embed(VARIED_TEXTS))
     cosines = (onnx * torch).sum(axis=1)
-    assert cosines.min() >= least, cosines
+    assert least_cosines(cosines, *least), cosines
     # and neither confuses one text for another
     assert (onnx @ torch.T).argmax(axis=1).tolist() == list(range(len(VARIED_TEXTS)))
 
@@ -104,7 +114,7 @@ def test_int8_activations_stay_close_to_the_float_graph(
     int8 = np.array(minilm.embed(VARIED_TEXTS))
     exact = np.array(minilm_float.embed(VARIED_TEXTS))
     cosines = (int8 * exact).sum(axis=1)
-    assert cosines.min() >= 0.97 and cosines.mean() >= 0.985, cosines
+    assert least_cosines(cosines, 0.985, 0.965) and cosines.mean() >= 0.985, cosines
     assert not np.allclose(int8, exact, atol=1e-3)  # it is another graph, not the same one
 
 
