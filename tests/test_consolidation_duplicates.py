@@ -7,9 +7,15 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.config import Settings
+from app.consolidation.fact_batch import FactBatch
 from app.consolidation.repository import same_facts
+from app.consolidation.service import SYSTEM_TRUST
 from app.db import Database
 from app.enums import Sensitivity
+from app.records.payloads import SemanticPayload
+from app.records.policy import PolicyEngine
+from app.records.schemas import RecordCreate
 from tests.conftest import auth
 from tests.lifecycle_support import create, semantic
 
@@ -49,3 +55,30 @@ def test_each_triple_finds_the_oldest_live_fact_of_its_scope_and_sensitivity(
     assert found == {("alice", "lives_in", "paris"): oldest, ("bob", "lives_in", "paris"): bob}
     assert set(elsewhere) == {("carol", "lives_in", "rome")}
     assert none == {}
+
+
+def test_gathered_facts_are_written_before_a_look_up_they_could_change(
+    client: TestClient, db: Database, settings: Settings
+) -> None:
+    """The semantic stage gathers a transaction's new facts (`FactBatch`); a look-up
+    whose answer they could change first writes them: the same triple, or a fact that
+    overturns a stored one (a single-valued predicate), and nothing else does."""
+    paris = _fact(client, "alice", "paris", "team")
+    with db.transaction() as session:
+        facts = FactBatch(session, PolicyEngine(settings))
+        with facts.gathered():
+            for subject, obj, scope in (("bob", "rome", "elsewhere"), ("alice", "berlin", "team")):
+                spec = RecordCreate(
+                    payload=SemanticPayload(subject=subject, predicate="lives_in", object=obj),
+                    scope=scope,
+                    sensitivity=Sensitivity.low,
+                )
+                facts.create(spec, SYSTEM_TRUST, (scope, LOW), (subject, "lives_in", obj))
+            facts.before_look_up("team", LOW, [("carol", "lives_in", "oslo")])
+            assert same_facts(session, "elsewhere", LOW, [("bob", "lives_in", "rome")]) == {}
+            facts.before_look_up("team", LOW, [("alice", "lives_in", "paris")])
+            # written, and berlin, the newer, overturned paris: the look-up finds nothing
+            assert same_facts(session, "team", LOW, [("alice", "lives_in", "paris")]) == {}
+            assert set(same_facts(session, "elsewhere", LOW, [("bob", "lives_in", "rome")]))
+    r = client.get(f"/v1/records/{paris}", headers=auth("reader"))
+    assert r.status_code == 200 and r.json()["status"] == "superseded", r.text

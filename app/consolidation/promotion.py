@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -32,6 +33,7 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
+from app.consolidation.fact_batch import FactBatch
 from app.db import Database
 from app.enums import LIVE_STATUSES, Sensitivity
 from app.errors import DomainError
@@ -76,6 +78,7 @@ class Promotion:
     trust: TrustContext
     stage: str
     now: float
+    facts: FactBatch | None = None  # new facts gathered over the transaction (semantic)
 
     def observe_facts(
         self,
@@ -89,14 +92,21 @@ class Promotion:
         already is reinforced, the others are created together. (created, reinforced)"""
         scope, rank = where
         distinct = list(dict.fromkeys(triples))  # a repeated triple is one fact
+        if self.facts is not None:
+            self.facts.before_look_up(scope, rank, distinct)
         stored = consolidation_repo.same_facts(self.session, scope, rank, distinct)
         repeated = [stored[t] for t in distinct if t in stored]
-        new = [spec_of(t) for t in distinct if t not in stored]
+        new = [t for t in distinct if t not in stored]
+        if self.facts is not None:  # gathered: written with the transaction's others
+            self.reinforce(repeated, [episode_id], rationale=rationale)
+            for triple in new:
+                self.facts.create(spec_of(triple), self.trust, where, triple)
+            return len(new), len(repeated)
         with staged_writes(self.session, self.policy, settles_facts=True) as service:
             # their edges and audit entries are staged too
             self.reinforce(repeated, [episode_id], rationale=rationale)
-            for spec in new:
-                service.create(spec, self.trust, source_kind="consolidation")
+            for triple in new:
+                service.create(spec_of(triple), self.trust, source_kind="consolidation")
         return len(new), len(repeated)
 
     def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:
@@ -138,8 +148,12 @@ class Promotion:
     def mark(self, episode_ids: Sequence[str], details: Mapping[str, object]) -> None:
         """The episodes are processed by this stage (never listed for it again)."""
         action = consolidation_repo.stage_action(self.stage)
-        # one multi-row INSERT, not an ORM flush with a RETURNING per entry
-        with staging.gathering(self.session) as staged:
+        # Multi-row INSERTs, not an ORM flush with a RETURNING per entry: the transaction's
+        # gathered facts take them along, else they are written now.
+        gathering: AbstractContextManager[list[object]] = (
+            nullcontext([]) if self.facts else staging.gathering(self.session)
+        )
+        with gathering as staged:
             for episode_id in episode_ids:
                 audit_repo.append(
                     self.session, episode_id, action, self.trust.actor_id, self.now, details=details

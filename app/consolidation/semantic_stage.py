@@ -16,6 +16,7 @@ episode either fully processed or untouched. A processed episode gets the audit 
 
 from __future__ import annotations
 
+from app.consolidation.fact_batch import FactBatch
 from app.consolidation.promotion import (
     UNIT_ERRORS,
     Promotion,
@@ -76,11 +77,13 @@ def run_semantic_stage(
         batch = ids[start : start + EPISODES_PER_TRANSACTION]
         try:
             with db.transaction() as session:
-                unit = Promotion(session, policy, trust, STAGE, now)
+                facts = FactBatch(session, policy)
+                unit = Promotion(session, policy, trust, STAGE, now, facts)
                 episodes = record_repo.get_many(session, batch)  # one read for the batch
-                done: list[tuple[int, int] | None] = [
-                    _promote(unit, episodes.get(i)) for i in batch
-                ]
+                with facts.gathered():  # the batch's rows written together
+                    done: list[tuple[int, int] | None] = [
+                        _promote(unit, episodes.get(i)) for i in batch
+                    ]
         except UNIT_ERRORS:  # rolled back: each episode again on its own
             done = [_promote_alone(db, policy, trust, now, i) for i in batch]
         for result in done:
