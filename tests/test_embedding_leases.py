@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from app import clock
 from app.db import Database
 from app.embedding import queue_repository as queue
+from app.embedding.providers import Embedder
 from app.embedding.worker import Pipeline, embed_pending
 from app.models import EmbeddingLeaseRow, EmbeddingRow, RecordRow
 from tests.conftest import app_state
@@ -30,6 +31,15 @@ LEASE_S = 600.0
 def _claim(db: Database, limit: int, now: float) -> list[str]:
     with db.transaction() as session:
         return [r.id for r in queue.claim_batch(session, limit, now, LEASE_S)]
+
+
+def _pending_texts(client: TestClient, texts: list[str]) -> tuple[Database, Embedder]:
+    """Capture `texts` (they wait as pending); the app's store and embedder."""
+    for text in texts:
+        capture(client, text)
+    state = app_state(client)
+    assert state.embedding is not None
+    return state.db, state.embedding.embedder
 
 
 def test_workers_claim_different_batches_and_a_dead_workers_lease_runs_out(
@@ -54,18 +64,14 @@ def test_concurrent_workers_embed_each_record_once(
 ) -> None:
     client = make_client(openai_settings(db_url, fake_openai, max_passages=0))
     texts = [f"observation {i} about the harbour" for i in range(40)]
-    for text in texts:
-        capture(client, text)
-    state = app_state(client)
-    assert state.embedding is not None
-    embedder = state.embedding.embedder
+    store, embedder = _pending_texts(client, texts)
     start = threading.Barrier(4)
     errors: list[BaseException] = []
 
     def worker() -> None:
         start.wait()
         try:
-            while embed_pending(state.db, embedder, 5, max_passages=0):
+            while embed_pending(store, embedder, 5, max_passages=0):
                 pass
         except BaseException as exc:  # reported below: a thread's error would pass silently
             errors.append(exc)
@@ -115,11 +121,7 @@ def test_the_pipelined_worker_stores_every_batch_once(
 ) -> None:
     client = make_client(openai_settings(db_url, fake_openai, max_passages=0))
     texts = [f"buoy {i} drifted north" for i in range(11)]
-    for text in texts:
-        capture(client, text)
-    state = app_state(client)
-    assert state.embedding is not None
-    pipeline = Pipeline(state.db, state.embedding.embedder, 4, 0)
+    pipeline = Pipeline(*_pending_texts(client, texts), 4, 0)
     settled = [pipeline.step()]
     assert settled == [0] and pipeline.busy  # the first batch is being stored
     while pipeline.busy:
@@ -137,11 +139,9 @@ def test_a_failed_embedding_in_the_pipeline_keeps_the_batch_before_it(
     db_url: str, fake_openai: FakeOpenAI, make_client: Callable[..., TestClient], db: Database
 ) -> None:
     client = make_client(openai_settings(db_url, fake_openai, max_passages=0, max_retries=0))
-    for i in range(6):
-        capture(client, f"gull {i} over the pier")
-    state = app_state(client)
-    assert state.embedding is not None
-    pipeline = Pipeline(state.db, state.embedding.embedder, 3, 0)
+    pipeline = Pipeline(
+        *_pending_texts(client, [f"gull {i} over the pier" for i in range(6)]), 3, 0
+    )
     assert pipeline.step() == 0  # the first three embedded, on their way to the store
     fake_openai.fail_next = [500]
     with pytest.raises(Exception):  # noqa: B017 - the provider's error, whatever its class

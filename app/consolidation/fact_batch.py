@@ -21,10 +21,9 @@ from contextlib import contextmanager
 from sqlalchemy.orm import Session
 
 from app.models import RecordRow, staging
-from app.records import repository as record_repo
 from app.records.policy import PolicyEngine
 from app.records.schemas import RecordCreate
-from app.records.service import RecordService
+from app.records.service import RecordService, write_gathered
 from app.trust import TrustContext
 
 Triple = tuple[str, str, str]  # a fact: subject, predicate, object
@@ -68,9 +67,7 @@ class FactBatch:
         """The gathered rows as one INSERT per table, then the new facts' contradictions
         settled in the order they were created."""
         rows, self._staged[:] = list(self._staged), []
-        record_repo.insert_staged(self.session, rows)
-        self.service.settle_staged()
-        self.session.flush()  # what settling wrote: edges and audit entries
+        write_gathered(self.service, rows)
         self._triples.clear()
         self._single_keys.clear()
 

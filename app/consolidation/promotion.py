@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from app import clock
 from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
-from app.consolidation.fact_batch import FactBatch
+from app.consolidation.fact_batch import FactBatch, Triple
 from app.db import Database
 from app.enums import LIVE_STATUSES, Sensitivity
 from app.errors import DomainError
@@ -55,7 +55,6 @@ log = logging.getLogger("membrane.consolidation")
 COUNTED_OUTCOMES = ("success", "failure")
 
 PatternKey = tuple[str | None, int, str]  # scope, sensitivity rank, fingerprint
-Triple = tuple[str, str, str]  # a fact: subject, predicate, object
 
 
 def pending_ids(
@@ -92,21 +91,18 @@ class Promotion:
         already is reinforced, the others are created together. (created, reinforced)"""
         scope, rank = where
         distinct = list(dict.fromkeys(triples))  # a repeated triple is one fact
-        if self.facts is not None:
-            self.facts.before_look_up(scope, rank, distinct)
+        facts = self.facts or FactBatch(self.session, self.policy)
+        facts.before_look_up(scope, rank, distinct)
         stored = consolidation_repo.same_facts(self.session, scope, rank, distinct)
         repeated = [stored[t] for t in distinct if t in stored]
         new = [t for t in distinct if t not in stored]
-        if self.facts is not None:  # gathered: written with the transaction's others
+        # The episode's rows (its edges and audit entries too): gathered with the
+        # transaction's others, or written together at the end of this block.
+        episode: AbstractContextManager[object] = nullcontext() if self.facts else facts.gathered()
+        with episode:
             self.reinforce(repeated, [episode_id], rationale=rationale)
             for triple in new:
-                self.facts.create(spec_of(triple), self.trust, where, triple)
-            return len(new), len(repeated)
-        with staged_writes(self.session, self.policy, settles_facts=True) as service:
-            # their edges and audit entries are staged too
-            self.reinforce(repeated, [episode_id], rationale=rationale)
-            for triple in new:
-                service.create(spec_of(triple), self.trust, source_kind="consolidation")
+                facts.create(spec_of(triple), self.trust, where, triple)
         return len(new), len(repeated)
 
     def create_all(self, specs: Sequence[RecordCreate]) -> list[RecordRow]:

@@ -16,11 +16,10 @@ episode either fully processed or untouched. A processed episode gets the audit 
 
 from __future__ import annotations
 
-from app.consolidation.fact_batch import FactBatch
+from app.consolidation.fact_batch import FactBatch, Triple
 from app.consolidation.promotion import (
     UNIT_ERRORS,
     Promotion,
-    Triple,
     pending_ids,
     skip_unit,
     sourced_spec,

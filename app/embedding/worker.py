@@ -41,6 +41,9 @@ def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_pass
     return store_claimed(db, embedder.name, batch, vectors, lease)
 
 
+Vectors = dict[str, list[float]]  # record id → its vector (the records with text)
+
+
 Claimed = tuple[list[repo.PendingRecord], float]  # the batch and its lease's end
 
 
@@ -58,31 +61,32 @@ def embed_claimed(
     batch: Sequence[repo.PendingRecord],
     lease: float,
     max_passages: int,
-) -> list[list[float]]:
-    """The batch's vectors (of its records with text), with no transaction open; on
+) -> Vectors:
+    """The vectors of the batch's records with text, with no transaction open; on
     failure its leases are dropped (retried after the worker's backoff)."""
     with_text = [r for r in batch if r.search_text.strip()]
     with _released_on_failure(db, batch, lease):
-        return record_vectors(embedder, with_text, max_passages) if with_text else []
+        vectors = record_vectors(embedder, with_text, max_passages) if with_text else []
+    return {r.id: vec for r, vec in zip(with_text, vectors, strict=True)}
 
 
 def store_claimed(
     db: Database,
     model: str,
     batch: Sequence[repo.PendingRecord],
-    vectors: Sequence[Sequence[float]],
+    vectors: Vectors,
     lease: float,
 ) -> int:
     """Store the vectors of what is still pending and drop the batch's leases in one
-    transaction; returns how many records the batch had."""
+    transaction (a record without text is marked skipped); returns how many records the
+    batch had."""
     ids = [r.id for r in batch]
-    with_text = [r for r in batch if r.search_text.strip()]
     with _released_on_failure(db, batch, lease), db.transaction() as session:
         live = repo.still_pending(session, ids)
-        items = [(r.id, vec) for r, vec in zip(with_text, vectors, strict=True) if r.id in live]
+        items = [(rid, vec) for rid, vec in vectors.items() if rid in live]
         repo.store_vectors(session, db.tier, model, items)
         repo.mark(session, [rid for rid, _ in items], "done")
-        empty = [r.id for r in batch if not r.search_text.strip() and r.id in live]
+        empty = [rid for rid in ids if rid not in vectors and rid in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
         repo.release(session, ids, lease)
     return len(batch)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from sqlalchemy.orm import Session
@@ -357,6 +357,12 @@ def staged_writes(
     service = RecordService(session, policy, defer_writes=True, settles_facts=settles_facts)
     with staging.gathering(session) as staged:
         yield service
-    record_repo.insert_staged(session, staged)
+    write_gathered(service, staged)
+
+
+def write_gathered(service: RecordService, rows: Sequence[object]) -> None:
+    """Rows gathered for `service` (`staging`) as one INSERT per table, then the facts it
+    created since the last write settled in the order they came."""
+    record_repo.insert_staged(service.session, rows)
     service.settle_staged()
-    session.flush()  # what settling wrote: edges and audit entries
+    service.session.flush()  # what settling wrote: edges and audit entries
