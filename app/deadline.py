@@ -99,14 +99,17 @@ class Watchdog:
                 )
                 self._thread.start()
 
-    def disarm(self) -> None:
-        """This thread's call returned (or failed)."""
+    def disarm(self) -> bool:
+        """This thread's call returned (or failed); whether the watchdog cut its connection
+        meanwhile. A call can have its answer and still be cut: when the process stalls
+        past the deadline (a long pause, a starved CPU), the watchdog may run before the
+        caller does, and the connection is gone even though the call succeeded."""
         key = getattr(self._current, "key", None)
         if key is None:
-            return
+            return False
         self._current.key = None
         with self._lock:
-            self._busy.pop(key, None)
+            return self._busy.pop(key, None) is None
 
     def past_deadline(self, dbapi_conn: Any) -> bool:
         entry = self._busy.get(id(dbapi_conn))
@@ -157,7 +160,7 @@ def install(engine: Engine, cfg: DatabaseSettings) -> Watchdog:
     postgres = engine.dialect.name == "postgresql"
     watchdog = Watchdog(cfg.request_deadline_s, cut_postgres if postgres else None)
     dialect: Any = engine.dialect  # its DB-API calls, wrapped on this engine's instance
-    dialect.do_ping = _watched(dialect.do_ping, watchdog, PING_DEADLINE_S)
+    dialect.do_ping = _watched_ping(dialect.do_ping, watchdog)
     dialect.do_commit = _watched(dialect.do_commit, watchdog)
     dialect.do_rollback = _watched(dialect.do_rollback, watchdog)
 
@@ -174,16 +177,33 @@ def install(engine: Engine, cfg: DatabaseSettings) -> Watchdog:
     return watchdog
 
 
-def _watched(call: Callable[[Any], Any], watchdog: Watchdog, cap_s: float | None = None) -> Any:
-    seconds = min(cap_s, watchdog.deadline_s) if cap_s is not None else None
-
+def _watched(call: Callable[[Any], Any], watchdog: Watchdog) -> Any:
     def watched(dbapi_conn: Any) -> Any:
         # SQLAlchemy passes the pool's proxy of the connection to commit and rollback.
-        watchdog.arm(getattr(dbapi_conn, "dbapi_connection", dbapi_conn), seconds)
+        watchdog.arm(getattr(dbapi_conn, "dbapi_connection", dbapi_conn))
         try:
             return call(dbapi_conn)
         finally:
             watchdog.disarm()
+
+    return watched
+
+
+def _watched_ping(ping: Callable[[Any], bool], watchdog: Watchdog) -> Any:
+    """The pool's pre-ping under the ping deadline. A ping that answered but whose
+    connection was cut all the same reports a dead connection: the pool then opens a new
+    one instead of handing out one whose socket is shut (the request's first statement
+    would fail, a 503 for a database that is up)."""
+    seconds = min(PING_DEADLINE_S, watchdog.deadline_s)
+
+    def watched(dbapi_conn: Any) -> bool:
+        watchdog.arm(getattr(dbapi_conn, "dbapi_connection", dbapi_conn), seconds)
+        try:
+            alive = ping(dbapi_conn)
+        except BaseException:
+            watchdog.disarm()
+            raise
+        return not watchdog.disarm() and alive
 
     return watched
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
+from app import deadline
 from app.config import DatabaseSettings
-from app.db import Database
+from app.db import Database, normalize_url
 from app.deadline import serving_request
 from app.errors import PROBLEM_BASE, timed_out
 from app.migrate import upgrade
@@ -88,6 +89,42 @@ def test_postgres_times_out_a_requests_statement_and_lock_wait(pg_url: str) -> N
             session.execute(text("SELECT pg_sleep(0.5)"))
     finally:
         db.dispose()
+
+
+@pytest.mark.postgres
+def test_a_ping_answered_as_the_watchdog_cuts_it_costs_a_new_connection_not_a_503(
+    pg_url: str,
+) -> None:
+    """The process stalls right after the pool's pre-ping got its answer (a long pause, a
+    starved CPU) and the watchdog, running first, cuts the connection for its late ping:
+    the pool must open a new connection, not hand out the cut one (whose first statement
+    failed: a 503 "database unavailable" for a database that was up, seen on a busy CI
+    machine)."""
+    engine = create_engine(normalize_url(pg_url), pool_pre_ping=True, pool_size=1)
+    dialect: Any = engine.dialect
+    ping = dialect.do_ping
+    stalls: list[float] = []
+
+    def answered_then_stalled(dbapi_conn: Any) -> bool:
+        alive = ping(dbapi_conn)
+        if stalls:
+            time.sleep(stalls.pop())
+        return bool(alive)
+
+    dialect.do_ping = answered_then_stalled
+    watchdog = deadline.install(engine, _cfg())
+    try:
+        with engine.connect() as conn:
+            first = conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        stalls.append(deadline.PING_DEADLINE_S + 5 * deadline.TICK_S)
+        with serving_request(), engine.connect() as conn:
+            second = conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        assert watchdog.cuts == 1
+        assert second != first  # the cut connection was replaced
+        with serving_request(), engine.connect() as conn:  # and the pool serves on
+            assert conn.execute(text("SELECT pg_backend_pid()")).scalar() == second
+    finally:
+        engine.dispose()
 
 
 # -- a frozen PostgreSQL --------------------------------------------------------------------
