@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from sqlalchemy import Connection, CursorResult, Engine, Executable, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -76,6 +76,7 @@ _ADVISORY_LOCKS = text(
 )
 
 
+ExecutableT = TypeVar("ExecutableT", bound=Executable)
 READ_ONLY = "membrane_read_only"  # execution option of the read-only session factory
 # Execution option of a writer that deletes every dependent row itself (forget's pages):
 # SQLite then skips the ON DELETE CASCADE actions, run row by row, for that transaction.
@@ -96,6 +97,28 @@ def _sqlite_begin(conn: Connection) -> None:
     elif conn.info.pop(NO_CASCADES, False):
         conn.exec_driver_sql("PRAGMA foreign_keys=ON")
     conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+# Execution option: prepare this statement on its PostgreSQL connection (psycopg names
+# it at its first run) so that PostgreSQL, after five custom plans, may keep one generic
+# plan and plan it no more. Only for statements whose best plan does not depend on their
+# values (a look-up by primary key, one index walk): a generic plan for retrieval's data-dependent
+# statements made all-scope BM25 822 ms at p95 (DESIGN.md §9), so nothing else is prepared.
+PREPARED = "membrane_prepared"
+# psycopg prepares nothing by itself below this many runs of a statement: never.
+_NEVER_BY_ITSELF = 2**31
+
+
+def prepared(stmt: ExecutableT) -> ExecutableT:
+    """`stmt`, marked to be prepared on PostgreSQL (see PREPARED)."""
+    return stmt.execution_options(**{PREPARED: True})
+
+
+def _prepare_marked(cursor: Any, statement: str, params: Any, context: Any) -> bool | None:
+    if context.execution_options.get(PREPARED):
+        cursor.execute(statement, params, prepare=True)
+        return True  # executed: SQLAlchemy's own execute is skipped
+    return None
 
 
 class PoolOptions(TypedDict):
@@ -128,15 +151,15 @@ def make_engine(
             "keepalives_idle": 30,
             "keepalives_interval": 10,
             "keepalives_count": 3,
-            # No server-side prepared statements: after five runs psycopg would prepare a
-            # statement and PostgreSQL may then switch to one generic plan, which for
-            # retrieval's data-dependent queries (how common a word is, how big a scope)
-            # is the wrong plan for most of them. Also what PgBouncer's transaction mode needs.
-            "prepare_threshold": None,
+            # Only the statements marked PREPARED are prepared (psycopg would prepare any
+            # after five runs); none where the settings say so (an old PgBouncer).
+            "prepare_threshold": _NEVER_BY_ITSELF if cfg.pg_prepared_statements else None,
             "options": deadline.pg_options(cfg),
             "application_name": application_name,  # pg_stat_activity tells reads apart
         }
         engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+        if cfg.pg_prepared_statements:
+            event.listen(engine, "do_execute", _prepare_marked)
     else:
         engine = _sqlite_engine(url, cfg, pool)
     deadline.install(engine, cfg)

@@ -33,7 +33,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.audit import repository as audit_repo
 from app.audit.repository import trail_of
-from app.db import column_rows, dialect_of
+from app.db import column_rows, dialect_of, prepared
 from app.enums import LIVE_STATUSES, MemoryType
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow, staging
 from app.models.clauses import among as among
@@ -186,7 +186,8 @@ def get_for_reading(
 @cache
 def _for_reading_statement(dialect: str, scoped: bool) -> Select[Any]:
     edges, trail = edges_column(dialect, scoped), audit_repo.trail_column(dialect)
-    return select(RecordRow, edges, trail).where(RecordRow.id == bindparam("record_id"))
+    stmt = select(RecordRow, edges, trail).where(RecordRow.id == bindparam("record_id"))
+    return prepared(stmt)
 
 
 def get_many(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
@@ -346,13 +347,15 @@ def latest_episode(
 
 @cache
 def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], int, float]:
-    """Built once per dialect (building it and its cache key cost more than running it)."""
+    """Built once per dialect (building it and its cache key cost more than running it);
+    prepared on PostgreSQL: whatever the scope, its plan is one backward walk of the
+    (scope, created_at, id) index."""
     r = RecordRow
     # SQLite otherwise walks the type index (every scope's episodes, newest first) until it
     # meets one of this scope: the whole store for a scope that was quiet for a while.
     column: ColumnElement[str] = RecordRow.__table__.c.type
     memory_type = off_index(column) if dialect == "sqlite" else column
-    return (
+    stmt = (
         select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
             r.scope == bindparam("scope"),
@@ -363,3 +366,4 @@ def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], in
         .order_by(r.created_at.desc())  # (a tie-break on id would sort the whole scope)
         .limit(1)
     )
+    return prepared(stmt)

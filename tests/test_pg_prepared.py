@@ -1,0 +1,62 @@
+"""PostgreSQL prepared statements (app/db.py PREPARED): the statements marked in the code
+(a record read by its id, a scope's latest episode) are prepared on their connection and,
+after PostgreSQL's five custom plans, run on one generic plan without planning; nothing
+else is prepared, since one generic plan for retrieval's data-dependent statements made
+all-scope BM25 822 ms at p95 (DESIGN.md §9). Turned off (an old PgBouncer), nothing is
+prepared."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from tests.conftest import app_state, auth, make_settings
+
+RUNS = 8  # PostgreSQL tries a generic plan after five custom ones
+A = auth("admin")
+
+
+def _prepared(client: TestClient) -> list[tuple[str, int]]:
+    """(statement, generic plans run) of what the service's one connection prepared."""
+    with app_state(client).db.read_transaction() as session:
+        rows = session.execute(
+            text(
+                "SELECT statement, generic_plans FROM pg_prepared_statements "
+                "WHERE statement NOT LIKE '%pg_prepared_statements%'"
+            )
+        )
+        return [(str(statement), int(generic)) for statement, generic in rows]
+
+
+def _read_and_retrieve(client: TestClient) -> str:
+    body = {"source_kind": "event", "source": "t", "summary": "the harbor", "scope": "s"}
+    r = client.post("/v1/capture", json=body, headers=A)
+    assert r.status_code == 201, r.text
+    record_id = str(r.json()["primary_record"]["id"])
+    for _ in range(RUNS):
+        r = client.get(f"/v1/records/{record_id}", headers=A)
+        assert r.status_code == 200 and r.json()["id"] == record_id
+        r = client.post("/v1/retrieve", json={"query": "harbor"}, headers=A)
+        assert [i["record"]["id"] for i in r.json()["items"]] == [record_id]
+    return record_id
+
+
+@pytest.mark.parametrize("on", [True, False], ids=["on", "off"])
+def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
+    pg_url: str, make_client: Callable[..., TestClient], on: bool
+) -> None:
+    database = {"pool_size": 1, "max_overflow": 0, "pg_prepared_statements": on}
+    client = make_client(make_settings(pg_url, database=database))
+    _read_and_retrieve(client)
+    found = _prepared(client)
+    if not on:
+        assert found == []
+        return
+    reads = [generic for statement, generic in found if "WHERE records.id = $" in statement]
+    latest = [s for s, _ in found if "ORDER BY records.created_at DESC" in s]
+    assert len(reads) == 1 and reads[0] >= 1  # the record read, on its generic plan
+    assert len(latest) == 1  # the capture's look-up of the scope's latest episode
+    assert len(found) == 2  # and none of the retrieve's statements
