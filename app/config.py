@@ -234,14 +234,14 @@ class DatabaseSettings(BaseModel):
     # SQLite encrypted with SQLCipher (app/sqlcipher.py). Set it as MEMBRANE_ENCRYPTION_KEY;
     # Settings copies it here so that every engine made from these settings is keyed.
     encryption_key: SecretStr = SecretStr("")
+    # PostgreSQL: the statements marked in the code (whose plan does not depend on their
+    # values: app/db.py PREPARED) are prepared on their connection. Off for a PgBouncer in
+    # transaction mode older than 1.21 or without max_prepared_statements.
+    pg_prepared_statements: bool = True
     # Deadlines of a request's database work (app/deadline.py, docs/operations.md): on
     # PostgreSQL each statement stops after statement_timeout_ms and each lock wait after
     # lock_timeout_ms (server side); a call the database has not answered within
     # request_deadline_s is cancelled from this side (both stores). Then 503.
-    # PostgreSQL: statements marked in the code (look-ups by primary key, app/db.py
-    # PREPARED) are prepared on their connection. Off for a PgBouncer in transaction mode
-    # older than 1.21 or without max_prepared_statements.
-    pg_prepared_statements: bool = True
     statement_timeout_ms: int = Field(default=4000, ge=0, le=3_600_000)
     lock_timeout_ms: int = Field(default=2000, ge=0, le=3_600_000)
     request_deadline_s: float = Field(default=5.0, gt=0, le=3600)

@@ -200,10 +200,9 @@ def _watched_ping(ping: Callable[[Any], bool], watchdog: Watchdog) -> Any:
         watchdog.arm(getattr(dbapi_conn, "dbapi_connection", dbapi_conn), seconds)
         try:
             alive = ping(dbapi_conn)
-        except BaseException:
-            watchdog.disarm()
-            raise
-        return not watchdog.disarm() and alive
+        finally:
+            cut = watchdog.disarm()
+        return alive and not cut
 
     return watched
 
