@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from psycopg.pq import TransactionStatus
 from sqlalchemy import text
+from sqlalchemy.orm import Session
 
+from app import deadline
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
@@ -160,3 +164,31 @@ def test_a_small_scope_is_scored_from_the_vectors_read_with_its_headers(
         assert max(scored, key=lambda r: scored[r]) == ids[3]
     finally:
         db.dispose()
+
+
+def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
+    db_with_vectors: tuple[Database, list[str]],
+) -> None:
+    """Inside a request PostgreSQL reads run without BEGIN / COMMIT (each statement has its
+    own snapshot at READ COMMITTED anyway), and the HNSW walk still gets its breadth;
+    outside one (jobs, the worker) a read is a transaction, where SET LOCAL lifts the
+    request timeouts."""
+    db, ids = db_with_vectors
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    with deadline.serving_request(), db.read_transaction() as s:
+        found = vector_repo.nearest(
+            s, Tier.pgvector, lambda: QUERY, records, 10, small_scope=False, ef_search=300
+        )
+        ef = str(s.scalar(text("SHOW hnsw.ef_search")))
+        in_request = _transaction_status(s)
+    assert ef == "300" and in_request is TransactionStatus.IDLE
+    assert max(found, key=lambda r: found[r]) == ids[5] and len(found) == 10
+    with db.read_transaction() as s:
+        s.scalar(text("SELECT 1"))
+        outside = _transaction_status(s)
+    assert outside is TransactionStatus.INTRANS
+
+
+def _transaction_status(session: Session) -> TransactionStatus:
+    dbapi: Any = session.connection().connection.dbapi_connection
+    return TransactionStatus(dbapi.info.transaction_status)

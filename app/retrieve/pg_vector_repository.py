@@ -129,7 +129,9 @@ def _hnsw(
 ) -> dict[str, float]:
     """Through the HNSW index, walking `ef` entries."""
     base = _candidates(ask, clauses, limit)
-    session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
+    # For the connection, not the transaction: a request's reads run outside a transaction
+    # block (db.Database), where SET LOCAL does nothing. Every walk sets it first.
+    session.execute(text(f"SET hnsw.ef_search = {ef}"))
     found = _read(session, ask, base.order_by(ask.distance))
     if len(found) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
