@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from psycopg.pq import TransactionStatus
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.orm import Session
 
 from app import deadline
-from app.db import Database, Tier
+from app.db import BINARY_ROWS, Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import header_repository as header_repo
@@ -192,3 +192,33 @@ def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
 def _transaction_status(session: Session) -> TransactionStatus:
     dbapi: Any = session.connection().connection.dbapi_connection
     return TransactionStatus(dbapi.info.transaction_status)
+
+
+def test_admitted_rows_read_in_binary_are_those_read_as_text(
+    db_with_vectors: tuple[Database, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small scope's admitted records come with their vectors in binary form (bytes, not
+    3 KB of hex each): every header and vector equals what the text form gives."""
+    db, ids = db_with_vectors
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    asked: list[bool] = []
+
+    def seen(_conn: Any, _cur: Any, _stmt: str, _params: Any, context: Any, _many: bool) -> None:
+        asked.append(bool(context.execution_options.get(BINARY_ROWS)))
+
+    def admitted() -> header_repo.Admitted:
+        with deadline.serving_request(), db.read_transaction() as s:
+            found = header_repo.every_admitted(s, records, [ids[3]], 200, (), VECTOR_BYTES)
+        assert found is not None and found.vectors is not None
+        return found
+
+    event.listen(db.engine, "before_cursor_execute", seen)
+    binary = admitted()
+    assert asked == [True]
+    header_repo._admitted_statement.cache_clear()
+    monkeypatch.setattr(header_repo, "binary_rows", lambda stmt: stmt)
+    as_text = admitted()
+    header_repo._admitted_statement.cache_clear()
+    assert asked == [True, False]
+    assert binary.headers == as_text.headers and len(binary.headers) == 40
+    assert binary.vectors == as_text.vectors and len(binary.vectors or {}) == 40

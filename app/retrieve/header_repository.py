@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
-from app.db import column_rows, dialect_of
+from app.db import binary_rows, column_rows, dialect_of
 from app.decay_math import current_salience, expiry
 from app.models import RecordRow
 from app.models.clauses import among_param
@@ -157,8 +157,9 @@ def _admitted_statement(
     vectors: ColumnElement[Any] | None,
 ) -> Select[Any]:
     columns = [*header_columns(shape.dialect, mentioning), *extra]
-    columns += [vectors] if vectors is not None else []
-    return select(*columns).where(*bound_clauses(shape)).limit(bindparam("limit"))
+    stmt = select(*columns, *([vectors] if vectors is not None else []))
+    stmt = stmt.where(*bound_clauses(shape)).limit(bindparam("limit"))
+    return binary_rows(stmt) if vectors is not None else stmt  # vectors as bytes, not hex
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
