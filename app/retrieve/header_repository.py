@@ -156,10 +156,11 @@ def _admitted_statement(
     extra: tuple[ColumnElement[Any], ...],
     vectors: ColumnElement[Any] | None,
 ) -> Select[Any]:
-    columns = [*header_columns(shape.dialect, mentioning), *extra]
-    stmt = select(*columns, *([vectors] if vectors is not None else []))
+    stmt = select(*header_columns(shape.dialect, mentioning), *extra)
     stmt = stmt.where(*bound_clauses(shape)).limit(bindparam("limit"))
-    return binary_rows(stmt) if vectors is not None else stmt  # vectors as bytes, not hex
+    if vectors is None:
+        return stmt
+    return binary_rows(stmt.add_columns(vectors))  # the vectors as bytes, not as hex
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
