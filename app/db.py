@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import deadline
+from app import deadline, json_codec
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -152,6 +152,10 @@ class PoolOptions(TypedDict):
     pool_timeout: float
 
 
+# JSON columns written and read with orjson (app/json_codec.py).
+_JSON_CODEC = {"json_serializer": json_codec.dumps, "json_deserializer": json_codec.loads}
+
+
 def make_engine(
     url: str, cfg: DatabaseSettings | None = None, *, application_name: str = "membrane"
 ) -> Engine:
@@ -180,7 +184,9 @@ def make_engine(
             "options": deadline.pg_options(cfg),
             "application_name": application_name,  # pg_stat_activity tells reads apart
         }
-        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+        engine = create_engine(
+            url, pool_pre_ping=True, connect_args=connect_args, **_JSON_CODEC, **pool
+        )
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
     else:
         engine = _sqlite_engine(url, cfg, pool)
@@ -194,7 +200,11 @@ def _sqlite_engine(url: str, cfg: DatabaseSettings, pool: PoolOptions) -> Engine
     # With a key, SQLCipher's driver opens every connection (EncryptionError if missing).
     driver = {"module": sqlcipher_dbapi()} if key else {}
     engine = create_engine(
-        url, connect_args={"check_same_thread": False, "timeout": busy_s}, **driver, **pool
+        url,
+        connect_args={"check_same_thread": False, "timeout": busy_s},
+        **driver,
+        **_JSON_CODEC,
+        **pool,
     )
 
     @event.listens_for(engine, "connect")

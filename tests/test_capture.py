@@ -267,3 +267,24 @@ def test_outcome_on_non_episodic_is_409_and_unknown_is_404(client: TestClient) -
         "/v1/ingest/outcomes", json={"record_id": "nope", "outcome": "success"}, headers=W
     )
     assert r.status_code == 404
+
+
+def test_json_beyond_orjson_is_stored_and_read_back_unchanged(client: TestClient) -> None:
+    """The JSON columns are written and read with orjson (app/json_codec.py); what it
+    refuses, an integer beyond 64 bits, still round-trips through the store, beside
+    non-ASCII text and nesting that it writes itself."""
+    args = {"big": 2**70, "negative": -(2**65), "text": "café ☕ 東京", "nested": [{"a": [1.5]}]}
+    out = capture(
+        client,
+        source_kind="tool_output",
+        content={"tool": "calc", "args": args, "result": {"value": 2**80}},
+        summary="big numbers",
+    )
+    rid = out["primary_record"]["id"]
+    r = client.get(f"/v1/records/{rid}", headers=W)
+    assert r.status_code == 200, r.text
+    step = r.json()["payload"]["tool_graph"][0]
+    assert step["args"] == args
+    assert step["result"] == {"value": 2**80}
+    # exact integers, not the floats of equal value orjson alone would read back
+    assert type(step["args"]["big"]) is int and type(step["result"]["value"]) is int

@@ -8,7 +8,6 @@ Records' own filter (`query_clauses`) is `app/records/clauses.py`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +30,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
 
+from app import json_codec
 from app.decay_math import LN2, LN_SMALLEST
 from app.models import RecordRow
 from app.trust import Visibility
@@ -163,5 +163,5 @@ def _sqlite_json_item(column: Any) -> ColumnElement[Any]:
 def rows_of_json(listed: Any) -> list[list[Any]]:
     """The rows a `json_rows` column held (SQLite returns its text, psycopg the parsed
     JSON), sorted: each row's first column is its id."""
-    rows: list[list[Any]] = json.loads(listed) if isinstance(listed, str) else (listed or [])
+    rows: list[list[Any]] = json_codec.loads(listed) if isinstance(listed, str) else (listed or [])
     return sorted(rows)
