@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -21,6 +20,7 @@ from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.contradictions import Contradictions, NewFact
 from app.records.filters import RecordFilter, RecordQuery
+from app.records.ids import new_record_id
 from app.records.payloads import payload_dict
 from app.records.policy import PolicyEngine, ResolvedPolicy
 from app.records.references import named_refs, unseen, unseen_in_rows
@@ -303,7 +303,7 @@ def _new_row(spec: RecordCreate, pol: ResolvedPolicy, actor_id: str, now: float)
     provenance.setdefault("created_by", actor_id)  # None was dropped above
     return staging.new_row(
         RecordRow,
-        id=str(uuid.uuid4()),
+        id=new_record_id(),
         type=spec.memory_type.value,
         status="active",
         sensitivity=pol.sensitivity.rank,
