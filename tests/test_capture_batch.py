@@ -3,6 +3,7 @@ itself and does not spoil the others; the accepted items are stored with their a
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -102,6 +103,21 @@ def test_a_batch_of_a_thousand_is_stored_whole(client: TestClient, db: Database)
     r = post_batch(client, [event(f"turn {i}", scope=f"s{i % 7}") for i in range(1000)])
     assert r.status_code == 200 and r.json()["created"] == 1000
     assert record_count(db) == 1000
+
+
+def test_record_ids_are_version_7_uuids_in_the_order_records_were_made(
+    client: TestClient,
+) -> None:
+    """Ids grow with time (app/records/ids.py): a batch's records, and a capture after it,
+    sort by id in the order they were made, so new rows append to the id indexes."""
+    r = post_batch(client, [event(f"step {i}", scope="ordered") for i in range(50)])
+    assert r.status_code == 200, r.text
+    ids = [item["result"]["primary_record"]["id"] for item in r.json()["results"]]
+    later = client.post("/v1/capture", json=event("after", scope="ordered"), headers=W)
+    assert later.status_code == 201, later.text
+    ids.append(later.json()["primary_record"]["id"])
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    assert all(uuid.UUID(rid).version == 7 and str(uuid.UUID(rid)) == rid for rid in ids)
 
 
 def _entities_named(db: Database, name: str) -> list[str]:

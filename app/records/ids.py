@@ -11,20 +11,29 @@ ids unguessable as before; the timestamp tells no more than the record's `create
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 
 _NS_PER_MS = 1_000_000
 _SUB_MS_STEPS = 4096  # the 12 bits after the version: the millisecond's fraction
 _RANDOM_BITS = 62
+_last = 0
+_lock = threading.Lock()
 
 
 def new_record_id() -> str:
     """A version-7 UUID: milliseconds since the epoch, then the fraction of the
     millisecond (RFC 9562's method 3, so one process's ids sort in the order they were
-    made), then 62 random bits."""
+    made), then 62 random bits. Never below the process's previous id, should the clock
+    step back or two ids fall in one fraction."""
+    global _last
     ms, ns = divmod(time.time_ns(), _NS_PER_MS)
     fraction = ns * _SUB_MS_STEPS // _NS_PER_MS
     random_bits = int.from_bytes(os.urandom(8), "big") >> (64 - _RANDOM_BITS)
     value = (ms << 80) | (0x7 << 76) | (fraction << 64) | (0b10 << 62) | random_bits
+    with _lock:
+        if value <= _last:  # the random bits of the previous id, plus one
+            value = _last + 1
+        _last = value
     return str(uuid.UUID(int=value))
