@@ -37,6 +37,8 @@ PURE = {
     "app.clock",
     "app.backlog",
     "app.json_walk",
+    "app.json_codec",
+    "app.records.ids",
 }
 FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psycopg")
 # What a repository may build on besides other repositories and pure modules.
