@@ -163,6 +163,10 @@ def _bm25_statement(
     ).where(_matching(source.tsq, small_scope), *bound_clauses(shape))
     matched = _newest_only(matched, newest, source)
     best = _scored(matched.cte("matches"), source).limit(bindparam("limit")).subquery("best")
+    if not with_headers:  # the ids alone: no join back to the records
+        return select(best.c.score, best.c.unscored, best.c.id).order_by(
+            best.c.score.desc(), best.c.id
+        )
     columns = candidate_columns(shape.dialect, mentioning, with_headers)
     return (
         select(best.c.score, best.c.unscored, *columns)
