@@ -321,13 +321,14 @@ class Database:
         yield from _unit_of_work(self._read_session(token))
 
     def _read_session(self, token: int | None) -> Session:
+        in_request = deadline.in_request()
         if self.router is not None:
             for replica in self.router.candidates():
-                session = self.router.open_session(replica, token)
+                session = self.router.open_session(replica, token, in_request=in_request)
                 if session is not None:
                     return session
             self.router.primary_reads += 1
-        return self._request_reads() if deadline.in_request() else self.read_sessions()
+        return self._request_reads() if in_request else self.read_sessions()
 
     def consistency_token(self) -> str | None:
         """The primary's WAL position now (after a write's commit), which a read sends

@@ -60,6 +60,8 @@ class Replica:
     name: str
     engine: Engine
     sessions: sessionmaker[Session]
+    # A request's reads: outside a transaction block, as on the primary (Database)
+    request_sessions: sessionmaker[Session]
     healthy: bool = False
     lag_s: float | None = None
     replayed: int = 0  # the replay position last seen; it only moves forward
@@ -96,7 +98,10 @@ class ReadRouter:
         for index, url in enumerate(urls):
             engine = make_engine(url, cfg, application_name="membrane-replica-read")
             sessions = sessionmaker(engine, expire_on_commit=False, autoflush=False)
-            self.replicas.append(Replica(replica_name(url, index), engine, sessions))
+            autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+            request_sessions = sessionmaker(autocommit, expire_on_commit=False, autoflush=False)
+            name = replica_name(url, index)
+            self.replicas.append(Replica(name, engine, sessions, request_sessions))
         self.primary_reads = 0
         self._turn = 0
         self._stop = threading.Event()
@@ -148,10 +153,14 @@ class ReadRouter:
         self._turn = (self._turn + 1) % len(usable)
         return usable[self._turn :] + usable[: self._turn]
 
-    def open_session(self, replica: Replica, token: int | None) -> Session | None:
+    def open_session(
+        self, replica: Replica, token: int | None, *, in_request: bool = False
+    ) -> Session | None:
         """A read session on `replica` with its connection in hand, or None when the
-        replica cannot be reached or has not replayed past `token`."""
-        session = replica.sessions()
+        replica cannot be reached or has not replayed past `token`. `in_request`: the
+        session reads outside a transaction block (each statement has its own snapshot at
+        READ COMMITTED anyway; BEGIN and COMMIT would be two more round trips)."""
+        session = (replica.request_sessions if in_request else replica.sessions)()
         try:
             session.connection()  # checkout (with its ping): a dead replica fails here
             if token is not None and replica.replayed < token:

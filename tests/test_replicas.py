@@ -13,8 +13,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from psycopg.pq import TransactionStatus
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
+from app import deadline
 from app.main import create_app
 from app.migrate import upgrade
 from tests.conftest import auth, fresh_pg_database, make_settings
@@ -125,6 +129,29 @@ def test_a_read_with_the_token_sees_the_write_while_replay_is_paused(resumed: Cl
         again = client.get(f"/v1/records/{rid}", headers={**W, TOKEN: token})
         assert again.status_code == 200
         assert reads_by_target(client)["replica-0"] == before["replica-0"] + 1
+
+
+def test_a_requests_read_on_the_standby_runs_outside_a_transaction_block(
+    resumed: Cluster,
+) -> None:
+    """As on the primary: inside a request a read on the standby is not wrapped in BEGIN /
+    COMMIT (each statement has its own snapshot at READ COMMITTED); outside one (jobs)
+    it is a transaction, where SET LOCAL lifts the request timeouts."""
+    with resumed.client() as client:
+        db = client.app.state.membrane.db  # type: ignore[attr-defined]
+        with deadline.serving_request(), db.read_transaction() as session:
+            in_request = _status_and_server(session)
+        with db.read_transaction() as session:
+            outside = _status_and_server(session)
+    assert in_request == (TransactionStatus.IDLE, "membrane-replica-read")
+    assert outside == (TransactionStatus.INTRANS, "membrane-replica-read")
+
+
+def _status_and_server(session: Session) -> tuple[TransactionStatus, str]:
+    """After one read: the connection's transaction status and who served it."""
+    served_by = str(session.scalar(text("SELECT current_setting('application_name')")))
+    dbapi: Any = session.connection().connection.dbapi_connection
+    return TransactionStatus(dbapi.info.transaction_status), served_by
 
 
 def test_a_stopped_standby_leaves_every_read_answered(resumed: Cluster) -> None:
