@@ -102,9 +102,9 @@ def _sqlite_begin(conn: Connection) -> None:
 # Execution option: prepare this statement on its PostgreSQL connection (psycopg names
 # it at its first run) so that PostgreSQL, after five custom plans, may keep one generic
 # plan and plan it no more. Only for statements whose best plan does not depend on their
-# values (a look-up by primary key, one index walk): a generic plan for retrieval's
-# data-dependent statements made all-scope BM25 822 ms at p95 (DESIGN.md §9), so nothing
-# else is prepared.
+# values (a look-up by primary key, one index walk, a small scope's rows): a generic
+# plan for retrieval's data-dependent statements made all-scope BM25 822 ms at p95
+# (DESIGN.md §9), so nothing else is prepared.
 PREPARED = "membrane_prepared"
 # psycopg prepares nothing by itself below this many runs of a statement: never.
 _NEVER_BY_ITSELF = 2**31

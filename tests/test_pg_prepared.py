@@ -1,9 +1,10 @@
 """PostgreSQL prepared statements (app/db.py PREPARED): the statements marked in the code
-(a record read by its id, a scope's latest episode) are prepared on their connection and,
-after PostgreSQL's five custom plans, run on one generic plan without planning; nothing
-else is prepared, since one generic plan for retrieval's data-dependent statements made
-all-scope BM25 822 ms at p95 (DESIGN.md §9). Turned off (an old PgBouncer), nothing is
-prepared."""
+(a record read by its id, a scope's latest episode, and a small scope's two retrieval
+reads: its admitted records and its BM25, whose plan is the scope's rows whatever the
+words) are prepared on their connection and, after PostgreSQL's five custom plans, run on
+one generic plan without planning; nothing else is prepared, since one generic plan for
+retrieval's data-dependent statements made all-scope BM25 822 ms at p95 (DESIGN.md §9).
+Turned off (an old PgBouncer), nothing is prepared."""
 
 from __future__ import annotations
 
@@ -44,19 +45,31 @@ def _read_and_retrieve(client: TestClient) -> str:
     return record_id
 
 
+def _retrieve_in_scope(client: TestClient, record_id: str) -> None:
+    for _ in range(RUNS):
+        body = {"query": "harbor", "scopes": ["s"]}
+        r = client.post("/v1/retrieve", json=body, headers=A)
+        assert [i["record"]["id"] for i in r.json()["items"]] == [record_id]
+
+
 @pytest.mark.parametrize("on", [True, False], ids=["on", "off"])
 def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     pg_url: str, make_client: Callable[..., TestClient], on: bool
 ) -> None:
     database = {"pool_size": 1, "max_overflow": 0, "pg_prepared_statements": on}
     client = make_client(make_settings(pg_url, database=database))
-    _read_and_retrieve(client)
+    _retrieve_in_scope(client, _read_and_retrieve(client))
     found = _prepared(client)
     if not on:
         assert found == []
         return
     reads = [generic for statement, generic in found if "WHERE records.id = $" in statement]
     latest = [s for s, _ in found if "ORDER BY records.created_at DESC" in s]
+    bm25 = [generic for statement, generic in found if "counted AS MATERIALIZED" in statement]
+    headers = "SELECT records.id, records.type, records.scope"  # the admitted records'
+    admitted = [generic for statement, generic in found if statement.startswith(headers)]
     assert len(reads) == 1 and reads[0] >= 1  # the record read, on its generic plan
     assert len(latest) == 1  # the capture's look-up of the scope's latest episode
-    assert len(found) == 2  # and none of the retrieve's statements
+    assert len(bm25) == 1 and bm25[0] >= 1  # the scope's BM25, planned no more
+    assert len(admitted) == 1 and admitted[0] >= 1  # the scope's admitted records
+    assert len(found) == 4  # and none of the all-scope retrieve's statements

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
-from app.db import binary_rows, column_rows, dialect_of
+from app.db import binary_rows, column_rows, dialect_of, prepared
 from app.decay_math import current_salience, expiry
 from app.models import RecordRow
 from app.models.clauses import among_param
@@ -157,7 +157,8 @@ def _admitted_statement(
     vectors: ColumnElement[Any] | None,
 ) -> Select[Any]:
     stmt = select(*header_columns(shape.dialect, mentioning), *extra)
-    stmt = stmt.where(*bound_clauses(shape)).limit(bindparam("limit"))
+    # One plan whatever the values (the scope index, a few hundred rows): prepared.
+    stmt = prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
     if vectors is None:
         return stmt
     return binary_rows(stmt.add_columns(vectors))  # the vectors as bytes, not as hex

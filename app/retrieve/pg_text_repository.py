@@ -38,7 +38,7 @@ from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.db import column_rows
+from app.db import column_rows, prepared
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
@@ -163,16 +163,18 @@ def _bm25_statement(
     ).where(_matching(source.tsq, small_scope), *bound_clauses(shape))
     matched = _newest_only(matched, newest, source)
     best = _scored(matched.cte("matches"), source).limit(bindparam("limit")).subquery("best")
-    if not with_headers:  # the ids alone: no join back to the records
-        return select(best.c.score, best.c.unscored, best.c.id).order_by(
-            best.c.score.desc(), best.c.id
+    if with_headers:
+        columns = candidate_columns(shape.dialect, mentioning, with_headers)
+        stmt = select(best.c.score, best.c.unscored, *columns).join_from(
+            best, RecordRow, RecordRow.id == best.c.id
         )
-    columns = candidate_columns(shape.dialect, mentioning, with_headers)
-    return (
-        select(best.c.score, best.c.unscored, *columns)
-        .join_from(best, RecordRow, RecordRow.id == best.c.id)
-        .order_by(best.c.score.desc(), best.c.id)
-    )
+    else:  # the ids alone: no join back to the records
+        stmt = select(best.c.score, best.c.unscored, best.c.id)
+    stmt = stmt.order_by(best.c.score.desc(), best.c.id)
+    # In a small scope the plan is the scope's rows whatever the words (the GIN index is
+    # kept out, `_matching`): prepared, it is parsed once a connection, and planned once
+    # when PostgreSQL finds its generic plan no dearer than the custom ones.
+    return prepared(stmt) if small_scope else stmt
 
 
 def _newest_only(matched: Select[Any], newest: Newest, source: TermSource) -> Select[Any]:
