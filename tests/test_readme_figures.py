@@ -327,7 +327,29 @@ def latency_today() -> list[Figure]:
     )
 
 
-FIGURES = consolidation() + locomo() + load_ramp() + scale() + latency() + latency_today()
+def instructions() -> list[Figure]:
+    """bench/instructions.py, the eighteenth session's pair (ce56c2a → ae21820): per
+    operation and store, millions of instructions a request, before → after."""
+    figures = []
+    for i, store in enumerate(STORES):
+        before = load(f"instructions-{store}-2000-ce56c2a.json")["instructions_per_request"]
+        name = f"instructions-{store}-2000-ae21820.json"
+        for op, y in load(name)["instructions_per_request"].items():
+            cell = f"{before[op] / 1e6:.1f} → **{y / 1e6:.1f}**"
+            figures.append(Figure(f"{name}: {op}", cell, f"{op}, instructions", 1 + i))
+    return figures
+
+
+FIGURES = (
+    consolidation()
+    + locomo()
+    + load_ramp()
+    + scale()
+    + latency()
+    + latency_today()
+    + latency_pair("ce56c2a", "48188b4", "{op}, eighteenth")
+    + instructions()
+)
 
 
 def table_row(text: str, first_cell: str) -> list[str]:
