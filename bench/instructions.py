@@ -99,7 +99,15 @@ def copy_store(db_url: str, op: str) -> str:
 
 def count(op: str, db_url: str, ids_file: Path, n: int) -> float:
     """Instructions per request of `op`: a child process under callgrind (`--measure`)."""
-    env = server_env(db_url, 1, "worker", MEMBRANE_SCHEDULER__ENABLED="false")
+    # Under callgrind the process runs ~50 times slower: the request deadlines widen to match.
+    env = server_env(
+        db_url,
+        1,
+        "worker",
+        MEMBRANE_SCHEDULER__ENABLED="false",
+        MEMBRANE_DATABASE__REQUEST_DEADLINE_S="300",
+        MEMBRANE_DATABASE__STATEMENT_TIMEOUT_MS="300000",
+    )
     child = [
         sys.executable,
         __file__,
