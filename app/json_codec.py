@@ -4,7 +4,8 @@ orjson refuses or would change, so that every value is stored and read back as b
 SQLAlchemy serialises each JSON column value of every written row and parses each one
 read (SQLite keeps JSON as text; psycopg parses JSONB with the loader given here). With
 the standard library that was 0.75 ms to write and 0.57 ms to read the JSON of 100
-captured records; orjson takes 0.06 and 0.16 ms."""
+captured records; here 0.06 and 0.28 ms (orjson alone reads them in 0.16; the rest is the
+long-number check below)."""
 
 from __future__ import annotations
 

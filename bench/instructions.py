@@ -37,14 +37,12 @@ from sqlalchemy.engine import make_url
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (
     REPO_ROOT,
-    free_port,
     load_locomo,
     pg_admin,
     server_env,
     store_url,
-    wait_until_answering,
 )
-from latency import operations, running, seed, wait_embedded
+from latency import operations, seeded_api
 
 DEFAULT_OPS = (
     "retrieve_query_one_scope",
@@ -60,25 +58,10 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def seed_store(db_url: str, records: int, logs: Path) -> list[str]:
-    """Migrate, capture `records` LoCoMo turns through the API and wait for the worker to
-    embed them (both processes stopped after); the records' ids."""
-    env = server_env(db_url, 1, "worker", MEMBRANE_PORT=str(port := free_port()))
-    env["MEMBRANE_SCHEDULER__ENABLED"] = "false"
-    subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
-    text = load_locomo()
-    with running([sys.executable, "-m", "app.serve"], env, logs / "api.log") as api:
-        url = f"http://127.0.0.1:{port}"
-        wait_until_answering(f"{url}/readyz", [api], 180, lambda: str(logs))
-        worker = [sys.executable, "-m", "app.worker"]
-        with (
-            httpx.Client(base_url=url, timeout=300) as client,
-            running(worker, env, logs / "worker.log"),
-        ):
-            ids = seed(client, text.lines(), records)
-            wait_embedded(client)
-    if make_url(db_url).get_backend_name() != "sqlite":
-        pg_admin(db_url, "ANALYZE")
-    return ids
+    """The store seeded as bench/latency.py seeds it (its server and worker stopped
+    after); the records' ids."""
+    with seeded_api(db_url, records, logs, [sys.executable, "-m", "app.serve"]) as seeded:
+        return seeded.ids
 
 
 def copy_store(db_url: str, op: str) -> str:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (
@@ -176,35 +177,53 @@ def measure(api: Api, client: httpx.Client, call: Call, n: int, warmup: int) -> 
     }
 
 
+@dataclass
+class Seeded:
+    """A server on a store seeded by `seeded_api`."""
+
+    api: Api
+    client: httpx.Client
+    ids: list[str]  # the captured records'
+    seconds: float  # capturing and embedding them
+
+
+@contextmanager
+def seeded_api(db_url: str, records: int, logs: Path, server: list[str]) -> Iterator[Seeded]:
+    """The store migrated, `server` started on it, `records` LoCoMo turns captured through
+    it and embedded by `python -m app.worker` (stopped before the caller measures, so that
+    only the measured requests run); a PostgreSQL store is then analyzed."""
+    port = free_port()
+    env = server_env(db_url, 1, "worker", MEMBRANE_PORT=str(port))
+    env["MEMBRANE_SCHEDULER__ENABLED"] = "false"
+    subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
+    with running(server, env, logs / "api.log") as proc:
+        api = Api(f"http://127.0.0.1:{port}", proc)
+        wait_until_answering(f"{api.url}/readyz", [proc], 180, lambda: str(logs))
+        with httpx.Client(base_url=api.url, timeout=60) as client:
+            with running([sys.executable, "-m", "app.worker"], env, logs / "worker.log"):
+                started = time.monotonic()
+                ids = seed(client, load_locomo().lines(), records)
+                wait_embedded(client)
+                seconds = time.monotonic() - started
+            if make_url(db_url).get_backend_name() != "sqlite":
+                # As autovacuum would within a minute of the load: right after seeding
+                # the planner had no statistics, and the neighbour look-ups of a query
+                # retrieve read a whole side of the scope per seed (5.3 ms, not 1.7).
+                pg_admin(db_url, "ANALYZE")
+            yield Seeded(api, client, ids, seconds)
+
+
 def run(store: str, records: int, n: int) -> dict[str, Any]:
     text = load_locomo()
-    turns, questions = text.lines(), text.questions
     logs = Path(tempfile.mkdtemp(prefix="membrane-latency-"))
-    with store_url(store) as db_url:
-        port = free_port()
-        env = server_env(db_url, 1, "worker", MEMBRANE_PORT=str(port))
-        env["MEMBRANE_SCHEDULER__ENABLED"] = "false"
-        subprocess.run([sys.executable, "-m", "app.migrate"], cwd=REPO_ROOT, env=env, check=True)
-        server = [sys.executable, os.environ.get("LATENCY_SERVER", "bench/latency_server.py")]
-        with running(server, env, logs / "api.log") as proc:
-            api = Api(f"http://127.0.0.1:{port}", proc)
-            wait_until_answering(f"{api.url}/readyz", [proc], 180, lambda: str(logs))
-            with httpx.Client(base_url=api.url, timeout=60) as client:
-                with running([sys.executable, "-m", "app.worker"], env, logs / "worker.log"):
-                    started = time.monotonic()
-                    ids = seed(client, turns, records)
-                    wait_embedded(client)
-                    seeded_s = time.monotonic() - started
-                if store == "postgres":
-                    # As autovacuum would within a minute of the load: right after seeding
-                    # the planner had no statistics, and the neighbour look-ups of a query
-                    # retrieve read a whole side of the scope per seed (5.3 ms, not 1.7).
-                    pg_admin(db_url, "ANALYZE")
-                ops = operations(ids, questions, turns)
-                results = {
-                    name: measure(api, client, call, n // 10 if name == "batch_100" else n, 5)
-                    for name, call in ops.items()
-                }
+    server = [sys.executable, os.environ.get("LATENCY_SERVER", "bench/latency_server.py")]
+    with store_url(store) as db_url, seeded_api(db_url, records, logs, server) as seeded:
+        ops = operations(seeded.ids, text.questions, text.lines())
+        results = {
+            name: measure(seeded.api, seeded.client, call, n // 10 if name == "batch_100" else n, 5)
+            for name, call in ops.items()
+        }
+        seeded_s = seeded.seconds
     return {
         "store": store,
         "records": records,

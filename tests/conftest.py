@@ -18,6 +18,8 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from psycopg.pq import TransactionStatus
+from sqlalchemy.orm import Session
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -73,6 +75,12 @@ def app_state(client: TestClient) -> AppState:
     assert isinstance(app, FastAPI)
     state: AppState = app.state.membrane
     return state
+
+
+def transaction_status(session: Session) -> TransactionStatus:
+    """Whether the session's PostgreSQL connection is inside a transaction block now."""
+    dbapi: Any = session.connection().connection.dbapi_connection
+    return TransactionStatus(dbapi.info.transaction_status)
 
 
 def auth(name: str) -> dict[str, str]:

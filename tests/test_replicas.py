@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from app import deadline
 from app.main import create_app
 from app.migrate import upgrade
-from tests.conftest import auth, fresh_pg_database, make_settings
+from tests.conftest import auth, fresh_pg_database, make_settings, transaction_status
 from tests.replica_support import Standby, primary_with_standby
 
 pytestmark = pytest.mark.postgres
@@ -150,8 +150,7 @@ def test_a_requests_read_on_the_standby_runs_outside_a_transaction_block(
 def _status_and_server(session: Session) -> tuple[TransactionStatus, str]:
     """After one read: the connection's transaction status and who served it."""
     served_by = str(session.scalar(text("SELECT current_setting('application_name')")))
-    dbapi: Any = session.connection().connection.dbapi_connection
-    return TransactionStatus(dbapi.info.transaction_status), served_by
+    return transaction_status(session), served_by
 
 
 def test_a_stopped_standby_leaves_every_read_answered(resumed: Cluster) -> None:

@@ -11,7 +11,6 @@ import pytest
 from fastapi.testclient import TestClient
 from psycopg.pq import TransactionStatus
 from sqlalchemy import event, text
-from sqlalchemy.orm import Session
 
 from app import deadline
 from app.db import BINARY_ROWS, Database, Tier
@@ -22,7 +21,7 @@ from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.pg_vector_repository import VECTOR_BYTES
 from app.trust import Visibility
-from tests.conftest import make_settings
+from tests.conftest import make_settings, transaction_status
 from tests.test_vector_cache import add_records, axis
 
 QUERY = axis(5)
@@ -180,18 +179,13 @@ def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
             s, Tier.pgvector, lambda: QUERY, records, 10, small_scope=False, ef_search=300
         )
         ef = str(s.scalar(text("SHOW hnsw.ef_search")))
-        in_request = _transaction_status(s)
+        in_request = transaction_status(s)
     assert ef == "300" and in_request is TransactionStatus.IDLE
     assert max(found, key=lambda r: found[r]) == ids[5] and len(found) == 10
     with db.read_transaction() as s:
         s.scalar(text("SELECT 1"))
-        outside = _transaction_status(s)
+        outside = transaction_status(s)
     assert outside is TransactionStatus.INTRANS
-
-
-def _transaction_status(session: Session) -> TransactionStatus:
-    dbapi: Any = session.connection().connection.dbapi_connection
-    return TransactionStatus(dbapi.info.transaction_status)
 
 
 def test_admitted_rows_read_in_binary_are_those_read_as_text(

@@ -45,7 +45,7 @@ from app.records.filters import RecordQuery
 from app.retrieve import pg_terms_repository as terms_of
 from app.retrieve.header_repository import (
     RecordHeader,
-    candidate_columns,
+    header_columns,
     header_from,
     mentioning_params,
 )
@@ -146,9 +146,9 @@ def _bm25_statement(
     counted: bool,
 ) -> Select[Any]:
     """The best `limit` matches of the query's lexemes under the filters, scored, with
-    their headers (`candidate_columns`); built once per shape (`counted`: the lexemes and
-    their frequencies counted by the statement, `pg_terms_repository.COUNTED`, else given as
-    parameters, `pg_terms_repository.GIVEN`)."""
+    their headers (`header_columns`; their ids alone without `with_headers`); built once
+    per shape (`counted`: the lexemes and their frequencies counted by the statement,
+    `pg_terms_repository.COUNTED`, else given as parameters, `pg_terms_repository.GIVEN`)."""
     source = terms_of.COUNTED if counted else terms_of.GIVEN
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
@@ -164,7 +164,7 @@ def _bm25_statement(
     matched = _newest_only(matched, newest, source)
     best = _scored(matched.cte("matches"), source).limit(bindparam("limit")).subquery("best")
     if with_headers:
-        columns = candidate_columns(shape.dialect, mentioning, with_headers)
+        columns = header_columns(shape.dialect, mentioning)
         stmt = select(best.c.score, best.c.unscored, *columns).join_from(
             best, RecordRow, RecordRow.id == best.c.id
         )
