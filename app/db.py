@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import deadline, json_codec
+from app import deadline, json_codec, write_behind
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -190,7 +190,9 @@ def make_engine(
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
     else:
         engine = _sqlite_engine(url, cfg, pool)
-    deadline.install(engine, cfg)
+    watchdog = deadline.install(engine, cfg)
+    if engine.dialect.name == "postgresql":
+        write_behind.install(engine, watchdog)  # after the deadline's events: see there
     return engine
 
 

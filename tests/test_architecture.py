@@ -44,6 +44,7 @@ FRAMEWORKS = ("fastapi", "starlette", "sqlalchemy", "pydantic", "pgvector", "psy
 # What a repository may build on besides other repositories and pure modules.
 REPOSITORY_BASE = {
     "app.models",
+    "app.write_behind",  # database plumbing beside app.db: writes sent without waiting
     "app.db",
     "app.engine_cache",
     "app.trust",

@@ -299,3 +299,45 @@ def test_gathered_rows_of_mixed_columns_are_written_once(client: TestClient, db:
         ).all()
     assert probes == 1
     assert sorted(edges) == [("g1", 1.0), ("g2", 0.75)]
+
+
+def test_a_long_mixed_batch_stores_exactly_its_accepted_items(
+    client: TestClient, db: Database
+) -> None:
+    """Long enough that PostgreSQL is sent rows between items (CaptureService.send_staged):
+    refused items, two contradicting facts, a working-state item
+    in its savepoint and entities named across items all end as if written at once."""
+    fact = {"source": "batch-agent", "source_kind": "observation", "scope": "m"}
+    working = {"source": "planner", "source_kind": "working_state", "scope": "m"}
+    items: list[Any] = []
+    for i in range(150):
+        if i % 10 == 3:
+            items.append({"source": "batch-agent", "source_kind": "nonsense"})
+        elif i % 10 == 6:
+            items.append(event(f"secret {i}", sensitivity="hyper", scope="m"))
+        elif i == 70:
+            items.append({**working, "content": {"thread_id": "t", "state": "done"}})
+        elif i in (80, 81):  # the second contradicts the first
+            content = {"subject": "door", "predicate": "colour", "object": f"shade {i}"}
+            items.append({**fact, "content": content})
+        else:
+            items.append(event(f"turn {i} with Alice", content={"entities": ["Alice"]}, scope="m"))
+    r = post_batch(client, items)
+    assert r.status_code == 200, r.text
+    results = r.json()["results"]
+    accepted = [x for x in results if x["status"] == 201]
+    assert len(accepted) == 120 and r.json()["failed"] == 30
+    ids = {
+        rec["id"]
+        for x in accepted
+        for rec in [x["result"]["primary_record"], *x["result"]["created_records"]]
+    }
+    with db.transaction() as s:
+        stored = set(s.scalars(select(RecordRow.id)))
+        created = s.scalar(
+            select(func.count()).select_from(AuditRow).where(AuditRow.action == "create")
+        )
+    assert stored == ids and created == len(ids)
+    assert len(_entities_named(db, "Alice")) == 1
+    edges = [e["predicate"] for x in accepted for e in x["result"]["edges"]]
+    assert "contradicts" in edges  # the second fact contests the first

@@ -33,8 +33,11 @@ def capture_batch(
 ) -> CaptureBatchResponse:
     parsed = [_parse(i, raw) for i, raw in enumerate(items)]
     service.lock_entities([p for p in parsed if isinstance(p, CaptureRequest)])
-    outcomes = [_capture_item(service, i, p, trust) for i, p in enumerate(parsed)]
-    service.write_staged()
+    outcomes: list[CaptureResult | CaptureBatchItem] = []
+    for i, p in enumerate(parsed):
+        outcomes.append(_capture_item(service, i, p, trust))
+        service.send_staged()
+    service.write_staged(wait=False)  # the answer is built while PostgreSQL inserts
     results = [
         CaptureBatchItem(index=i, status=201, result=service.describe(o))
         if isinstance(o, CaptureResult)

@@ -25,6 +25,7 @@ from app.capture.classifier import (
 from app.capture.replies import QuestionsBefore
 from app.capture.schemas import CaptureRequest, CaptureResponse, OutcomeIngest
 from app.capture.working import close_thread, closes_thread
+from app.db import dialect_of
 from app.entities.service import EntityResolver
 from app.enums import MemoryType
 from app.errors import Conflict, Unprocessable
@@ -38,6 +39,10 @@ from app.relations import service as relations
 from app.trust import TrustContext
 
 _PAYLOAD = TypeAdapter(Payload)
+# A batch sends its staged rows to PostgreSQL in rounds of about this many (an event
+# stages three: record, provenance, audit entry): fewer rounds cost more statements,
+# more rounds leave more of the server's work to wait for at the end.
+SEND_AFTER_ROWS = 90
 
 
 @dataclass
@@ -75,15 +80,28 @@ class CaptureService:
         self.write_staged()
         return self.describe(result)
 
-    def write_staged(self) -> None:
+    def write_staged(self, *, wait: bool = True) -> None:
         """Write every staged row (records first), then settle the contradictions of the
-        facts among them (app/records/contradictions.py), in the order they came."""
-        record_repo.insert_staged(self.session, self._staged)
+        facts among them (app/records/contradictions.py), in the order they came.
+        `wait=False`: PostgreSQL inserts the rows while the caller goes on
+        (app/write_behind.py); the next statement or the commit waits for them."""
+        record_repo.insert_staged(self.session, self._staged, wait=wait)
         self._staged.clear()
         self._contradicts += self.records.settle_staged()
-        record_repo.insert_staged(self.session, self._staged)  # what settling added
+        record_repo.insert_staged(self.session, self._staged, wait=wait)  # what settling added
         self._staged.clear()
         self.session.flush()  # and changed: the records it contested
+
+    def send_staged(self) -> None:
+        """Between a batch's items, on PostgreSQL: send the rows staged so far once there
+        are SEND_AFTER_ROWS of them, to be inserted while the next items are captured
+        (the server's work and the API's overlap). Not while facts wait to be settled:
+        settling compares them with the stored facts, which must not include them yet."""
+        if len(self._staged) < SEND_AFTER_ROWS or self.records.facts_mark():
+            return
+        if dialect_of(self.session) == "postgresql":
+            record_repo.insert_staged(self.session, self._staged, wait=False)
+            self._staged.clear()
 
     def mark(self) -> tuple[int, int, int]:
         """Where a capture starts, for `forget_since` should it be refused."""

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import ColumnElement
 
-from app import json_codec
+from app import json_codec, write_behind
 from app.audit import repository as audit_repo
 from app.audit.repository import trail_of
 from app.db import column_rows, dialect_of, prepared
@@ -73,13 +73,14 @@ def add_record(
         staging.add(session, prov)
 
 
-def insert_staged(session: Session, staged: Sequence[object]) -> None:
+def insert_staged(session: Session, staged: Sequence[object], *, wait: bool = True) -> None:
     """Write gathered rows (in the order given) as one multi-row INSERT per table, records
     before the rows that refer to them: the ORM's flush costs ~40 µs per row on top,
     which is most of a bulk capture. Gathered rows never enter the session; rows a caller
     added to it are taken out once written. Rows of one table that set different columns
     go in one INSERT per set (no ORM flush: a flush would take along every row gathered,
-    those written already too)."""
+    those written already too). `wait=False`: on PostgreSQL the rows are sent and the
+    caller goes on while they are inserted (app/write_behind.py)."""
     added = session.new  # rows a caller put in the session itself (empty when gathered)
     tables: dict[type, list[object]] = {}
     for obj in staged:
@@ -95,7 +96,7 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
         for v in values:  # one INSERT per set of columns given (defaults fill the rest)
             by_keys.setdefault(tuple(v), []).append(v)
         for same in by_keys.values():
-            _insert_rows(session, cls, mapper, same)
+            _insert_rows(session, cls, mapper, same, wait)
         if added:  # written: the session must not insert them again
             for obj in rows:
                 if obj in added:
@@ -103,7 +104,7 @@ def insert_staged(session: Session, staged: Sequence[object]) -> None:
 
 
 def _insert_rows(
-    session: Session, cls: type, mapper: Mapper[Any], values: list[dict[str, Any]]
+    session: Session, cls: type, mapper: Mapper[Any], values: list[dict[str, Any]], wait: bool
 ) -> None:
     """One INSERT of rows that all set the same columns, into the table, not the class:
     the ORM's bulk INSERT path reaches the same driver call (psycopg's pipelined
@@ -112,8 +113,13 @@ def _insert_rows(
     the pipeline made a PostgreSQL batch of 100 slower: p50 24 -> 34 ms.)"""
     sqlite = dialect_of(session) == "sqlite"
     together = sqlite and cls is RecordRow and len(values) >= _FTS_BATCH
+    conn = session.connection()
+    statement = _table_insert(cast(Table, mapper.local_table))
+    if not (wait or sqlite):
+        write_behind.send(conn, lambda: conn.execute(statement, values))
+        return
     with _indexed_together(session) if together else nullcontext():
-        session.connection().execute(_table_insert(cast(Table, mapper.local_table)), values)
+        conn.execute(statement, values)
 
 
 @cache

@@ -1,0 +1,110 @@
+"""PostgreSQL: rows sent to the server without waiting for it (write-behind).
+
+A batch capture stages its rows and writes them with a few multi-row INSERTs. Waiting for
+PostgreSQL to insert them (a batch of 100 events: ~7 ms of the server's work, most of it
+the records' full-text and B-tree index entries) left the API process idle for a quarter
+of the request. `send` runs INSERTs inside a psycopg pipeline left open: the rows go out
+and the caller goes on (the batch's next items, building the answer) while the server
+inserts them. Their results are read, and any error raised, before anything else touches
+the connection: its next statement, commit or rollback (`install`'s engine events), so
+the transaction sees its own rows and a failed INSERT fails the request as it did when
+waited for. Statements sent this way must return no rows.
+
+SQLite writes in process: `send` is the plain statement there."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
+from typing import Any, cast
+
+import psycopg
+from sqlalchemy import Connection, Engine, event
+from sqlalchemy.exc import DBAPIError
+
+from app.deadline import Watchdog
+
+_PIPELINE = "membrane.write_behind"  # the connection's open pipeline (its context manager)
+_SENDING = "membrane.write_behind.sending"  # our own statement: no draining before it
+# A local server's Unix socket buffers 208 kB by default: a batch's rows (3-4 kB a record)
+# filled it and the sender waited for the server after all. TCP sizes its buffers itself
+# (setting one would stop that); the kernel caps this at net.core.wmem_max.
+UNIX_SEND_BUFFER = 2 * 1024 * 1024
+
+
+def send(conn: Connection, execute: Callable[[], object]) -> None:
+    """Run `execute` (statements returning no rows) on `conn` without waiting for the
+    server, on PostgreSQL; at once elsewhere."""
+    if conn.dialect.name != "postgresql":
+        execute()
+        return
+    info = conn.info
+    if _PIPELINE not in info:
+        driver = cast(psycopg.Connection[Any], conn.connection.driver_connection)
+        pipeline: AbstractContextManager[Any] = driver.pipeline()
+        pipeline.__enter__()
+        info[_PIPELINE] = pipeline
+    info[_SENDING] = True
+    try:
+        execute()
+    finally:
+        info.pop(_SENDING, None)
+
+
+def drain(conn: Connection) -> None:
+    """Wait for what `send` sent on `conn`; its first error is raised as SQLAlchemy
+    raises a statement's (so that an outage is still told from a fault)."""
+    pipeline = conn.info.pop(_PIPELINE, None)
+    if pipeline is None:
+        return
+    try:
+        pipeline.__exit__(None, None, None)
+    except psycopg.Error as exc:
+        raise DBAPIError.instance(
+            "(rows sent without waiting)", None, exc, psycopg.Error, dialect=conn.dialect
+        ) from exc
+
+
+def _abandon(info: dict[Any, Any]) -> None:
+    """Close the pipeline of a transaction being rolled back: its errors no longer matter."""
+    pipeline = info.pop(_PIPELINE, None)
+    if pipeline is None:
+        return
+    with suppress(Exception):  # the rollback that follows undoes the rows anyway
+        pipeline.__exit__(None, None, None)
+
+
+def install(engine: Engine, watchdog: Watchdog) -> None:
+    """Drain before every statement (savepoints too) and commit, under the request
+    deadline as they are (`watchdog`, app/deadline.py; installed first, so a statement's
+    is armed already); abandon on rollback and when the pool resets a connection (a
+    request that failed half-way)."""
+
+    def before_statement(conn: Connection, *_args: Any) -> None:
+        if _PIPELINE in conn.info and _SENDING not in conn.info:
+            drain(conn)
+
+    def before_commit(conn: Connection) -> None:
+        if _PIPELINE in conn.info:
+            watchdog.arm(conn.connection.dbapi_connection)
+            try:
+                drain(conn)
+            finally:
+                watchdog.disarm()
+
+    event.listen(engine, "connect", _roomy_unix_socket)
+    event.listen(engine, "before_cursor_execute", before_statement)
+    event.listen(engine, "commit", before_commit)
+    event.listen(engine, "rollback", lambda conn: _abandon(conn.info))
+    event.listen(engine.pool, "reset", lambda _dbapi, record, _state: _abandon(record.info))
+
+
+def _roomy_unix_socket(dbapi_conn: Any, _record: Any) -> None:
+    sock = socket.socket(fileno=os.dup(dbapi_conn.pgconn.socket))  # family read off the fd
+    try:
+        if sock.family == socket.AF_UNIX:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, UNIX_SEND_BUFFER)
+    finally:
+        sock.close()

@@ -1,0 +1,102 @@
+"""PostgreSQL write-behind (app/write_behind.py): rows sent without waiting are in the
+transaction before its next statement and its commit; a failed INSERT fails that
+statement or the commit as SQLAlchemy reports a statement's error, and the transaction
+then stores nothing; a connection given back with rows in flight is whole for its next
+user; a local server's Unix socket gets a send buffer a batch's rows fit in."""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any, cast
+
+import psycopg
+import pytest
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import IntegrityError
+
+from app import write_behind
+from app.db import Database
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_db(pg_url: str) -> Iterator[Database]:
+    database = Database(pg_url)
+    with database.engine.begin() as conn:
+        conn.execute(text("CREATE TABLE wb (id integer PRIMARY KEY, note text NOT NULL)"))
+    yield database
+    database.dispose()
+
+
+def _send(conn: Connection, *ids: int) -> None:
+    rows = [{"id": i, "note": "x" * 3000} for i in ids]
+    write_behind.send(conn, lambda: conn.execute(text("INSERT INTO wb VALUES (:id, :note)"), rows))
+
+
+def _count(database: Database) -> int:
+    with database.engine.connect() as conn:
+        return int(conn.execute(text("SELECT count(*) FROM wb")).scalar_one())
+
+
+def test_sent_rows_are_seen_by_the_next_statement_and_committed(pg_db: Database) -> None:
+    with pg_db.engine.begin() as conn:
+        _send(conn, *range(200))
+        _send(conn, *range(200, 300))  # a second round joins the open pipeline
+        assert conn.execute(text("SELECT count(*) FROM wb")).scalar_one() == 300
+        _send(conn, 300)
+    assert _count(pg_db) == 301  # the commit waited for the last round
+
+
+def test_a_failed_insert_fails_the_next_statement_and_stores_nothing(pg_db: Database) -> None:
+    with pytest.raises(IntegrityError, match="wb_pkey"), pg_db.engine.begin() as conn:
+        _send(conn, 1, 2)
+        _send(conn, 2)  # a duplicate key: known only once the server answers
+        conn.execute(text("SELECT 1"))
+    assert _count(pg_db) == 0
+    with pg_db.engine.begin() as conn:  # the pool's connection is whole again
+        _send(conn, 2)
+    assert _count(pg_db) == 1
+
+
+def test_a_failed_insert_fails_the_commit(pg_db: Database) -> None:
+    with pytest.raises(IntegrityError), pg_db.engine.begin() as conn:
+        _send(conn, 7, 7)
+    assert _count(pg_db) == 0
+
+
+@pytest.mark.parametrize("given_back", ["closed", "dropped"])
+def test_a_connection_given_back_with_rows_in_flight_is_whole_again(
+    pg_db: Database, given_back: str
+) -> None:
+    conn = pg_db.engine.connect()
+    conn.begin()
+    _send(conn, 1)
+    if given_back == "closed":
+        conn.close()  # no commit: rolled back, and the rows with it
+    else:
+        del conn  # never closed: the pool takes it back and resets it
+        gc.collect()
+    assert _count(pg_db) == 0
+    with pg_db.engine.begin() as again:
+        _send(again, 1)
+    assert _count(pg_db) == 1
+
+
+def test_a_unix_socket_connection_gets_a_larger_send_buffer(pg_db: Database) -> None:
+    with pg_db.engine.connect() as conn:
+        driver = cast(psycopg.Connection[Any], conn.connection.driver_connection)
+        fd = driver.pgconn.socket
+        sock = socket.socket(fileno=os.dup(fd))
+        try:
+            assert sock.family == socket.AF_UNIX  # the test server listens on its socket
+            size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        finally:
+            sock.close()
+    with open("/proc/sys/net/core/wmem_max") as f:
+        cap = int(f.read())
+    # Linux keeps twice what was asked, at most twice its cap
+    assert size >= 2 * min(write_behind.UNIX_SEND_BUFFER, cap)
