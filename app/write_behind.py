@@ -76,6 +76,13 @@ def _abandon(info: dict[Any, Any]) -> None:
         pipeline.__exit__(None, None, None)
 
 
+def _on_rollback(conn: Connection) -> None:
+    # A connection the server cut is invalidated before this rollback and its info may not
+    # be read then; its pipeline went with it (the pool reset clears the record's).
+    if not conn.invalidated:
+        _abandon(conn.info)
+
+
 def install(engine: Engine, watchdog: Watchdog) -> None:
     """Drain before every statement (savepoints too) and commit, under the request
     deadline as they are (`watchdog`, app/deadline.py; installed first, so a statement's
@@ -97,12 +104,15 @@ def install(engine: Engine, watchdog: Watchdog) -> None:
     event.listen(engine, "connect", _roomy_unix_socket)
     event.listen(engine, "before_cursor_execute", before_statement)
     event.listen(engine, "commit", before_commit)
-    event.listen(engine, "rollback", lambda conn: _abandon(conn.info))
+    event.listen(engine, "rollback", _on_rollback)
     event.listen(engine.pool, "reset", lambda _dbapi, record, _state: _abandon(record.info))
 
 
 def _roomy_unix_socket(dbapi_conn: Any, _record: Any) -> None:
-    sock = socket.socket(fileno=os.dup(dbapi_conn.pgconn.socket))  # family read off the fd
+    try:  # a connection the server cuts right away has no socket left: nothing to size
+        sock = socket.socket(fileno=os.dup(dbapi_conn.pgconn.socket))  # family read off it
+    except (OSError, psycopg.Error):
+        return
     try:
         if sock.family == socket.AF_UNIX:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, UNIX_SEND_BUFFER)

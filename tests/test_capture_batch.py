@@ -341,3 +341,12 @@ def test_a_long_mixed_batch_stores_exactly_its_accepted_items(
     assert len(_entities_named(db, "Alice")) == 1
     edges = [e["predicate"] for x in accepted for e in x["result"]["edges"]]
     assert "contradicts" in edges  # the second fact contests the first
+
+
+def test_a_batch_of_one_is_stored(client: TestClient, db: Database) -> None:
+    """One row per table: written as a single INSERT reads back its generated keys."""
+    r = post_batch(client, [event("alone")])
+    assert r.status_code == 200 and r.json()["created"] == 1, r.text
+    record_id = r.json()["results"][0]["result"]["primary_record"]["id"]
+    assert client.get(f"/v1/records/{record_id}", headers=W).status_code == 200
+    assert record_count(db) == 1

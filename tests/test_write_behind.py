@@ -15,7 +15,7 @@ from typing import Any, cast
 import psycopg
 import pytest
 from sqlalchemy import Connection, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app import write_behind
 from app.db import Database
@@ -100,3 +100,20 @@ def test_a_unix_socket_connection_gets_a_larger_send_buffer(pg_db: Database) -> 
         cap = int(f.read())
     # Linux keeps twice what was asked, at most twice its cap
     assert size >= 2 * min(write_behind.UNIX_SEND_BUFFER, cap)
+
+
+def test_a_connection_the_server_cut_rolls_back_without_a_second_error(pg_db: Database) -> None:
+    """The rollback after a cut connection (an outage: a 503 for the request) must not
+    fail again on the connection's state: that turned a 503 into a 500."""
+    conn = pg_db.engine.connect()
+    conn.begin()
+    pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    with pg_db.engine.connect() as other:
+        other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    with pytest.raises(OperationalError):
+        conn.execute(text("SELECT 1"))
+    conn.rollback()
+    conn.close()
+    with pg_db.engine.begin() as again:
+        _send(again, 1, 2)
+    assert _count(pg_db) == 2

@@ -115,7 +115,8 @@ def _insert_rows(
     together = sqlite and cls is RecordRow and len(values) >= _FTS_BATCH
     conn = session.connection()
     statement = _table_insert(cast(Table, mapper.local_table))
-    if not (wait or sqlite):
+    # One row goes the ordinary way: SQLAlchemy reads back its generated key (RETURNING).
+    if not (wait or sqlite) and len(values) > 1:
         write_behind.send(conn, lambda: conn.execute(statement, values))
         return
     with _indexed_together(session) if together else nullcontext():
