@@ -213,12 +213,13 @@ def seeded_api(db_url: str, records: int, logs: Path, server: list[str]) -> Iter
             yield Seeded(api, client, ids, seconds)
 
 
-def run(store: str, records: int, n: int) -> dict[str, Any]:
+def run(store: str, records: int, n: int, only: list[str] | None = None) -> dict[str, Any]:
     text = load_locomo()
     logs = Path(tempfile.mkdtemp(prefix="membrane-latency-"))
     server = [sys.executable, os.environ.get("LATENCY_SERVER", "bench/latency_server.py")]
     with store_url(store) as db_url, seeded_api(db_url, records, logs, server) as seeded:
         ops = operations(seeded.ids, text.questions, text.lines())
+        ops = {name: call for name, call in ops.items() if only is None or name in only}
         results = {
             name: measure(seeded.api, seeded.client, call, n // 10 if name == "batch_100" else n, 5)
             for name, call in ops.items()
@@ -257,9 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--requests", type=int, default=200, help="per operation (batch: /10)")
+    parser.add_argument("--ops", help="comma-separated operations (default: all)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    result = run(args.store, args.records, args.requests)
+    result = run(args.store, args.records, args.requests, args.ops and args.ops.split(","))
     print_table(result)
     if args.out:
         args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -340,6 +340,32 @@ def instructions() -> list[Figure]:
     return figures
 
 
+def batch_write_behind() -> list[Figure]:
+    """bench/latency.py, the nineteenth session's three alternated PostgreSQL pairs
+    (75f6952 → 2fc7ac8) of a batch of 100 and a single capture: p50s and p95s in order."""
+    runs = [
+        (
+            load(f"latency-postgres-batch-75f6952-{k}.json")["operations"],
+            load(f"latency-postgres-batch-2fc7ac8-{k}.json")["operations"],
+        )
+        for k in (1, 2, 3)
+    ]
+
+    def chain(op: str, key: str) -> str:
+        befores = " / ".join(f"{b[op][key]:.1f}" for b, _ in runs)
+        afters = " / ".join(f"{a[op][key]:.1f}" for _, a in runs)
+        return f"{befores} → {afters}"
+
+    src = "latency-postgres-batch-{75f6952,2fc7ac8}-{1,2,3}.json: "
+    quiet = runs[0][1]["batch_100"]["p50_ms"]
+    return [
+        Figure(src + "batch_100.p50_ms", f"batch p50 {chain('batch_100', 'p50_ms')} ms"),
+        Figure(src + "batch_100.p95_ms", f"p95 {chain('batch_100', 'p95_ms')};"),
+        Figure(src + "capture.p50_ms", f"read {chain('capture', 'p50_ms')} ms"),
+        Figure(src + "batch_100.p50_ms", f"{quiet:.1f} ms is {100_000 / quiet:,.0f} records/s"),
+    ]
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -349,6 +375,7 @@ FIGURES = (
     + latency_today()
     + latency_pair("ce56c2a", "48188b4", "{op}, eighteenth")
     + instructions()
+    + batch_write_behind()
 )
 
 
