@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.consolidation import semantic_stage
-from tests.conftest import auth
+from tests.conftest import app_state, auth, make_settings
 
 A, W, R = auth("admin"), auth("writer"), auth("reader")
 
@@ -119,3 +121,22 @@ def test_an_episode_that_cannot_be_promoted_is_skipped_and_its_batch_still_promo
         assert ("skipped" in marks[0]["details"]) is (episode_id == bad)
     again = _run(client)
     assert (again["semantic_episodes"], again["semantic_skipped"]) == (0, 0)
+
+
+@pytest.mark.postgres
+def test_a_run_creating_many_facts_renews_the_planners_statistics(
+    pg_url: str, make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: a run whose new facts outgrow the statistics analyzes `records` again
+    (semantic_stage.FactGrowth), so that its look-ups are planned on the facts it made."""
+    monkeypatch.setattr(semantic_stage, "ANALYZE_AFTER_FACTS", 4)
+    client = make_client(make_settings(pg_url))
+    episodes = semantic_stage.EPISODES_PER_TRANSACTION + 4  # checked between transactions
+    for i in range(episodes):
+        _episode(client, "success", [("deploy", f"service {i} is green")])
+    assert _run(client)["semantic_created"] == episodes
+    with app_state(client).db.read_transaction() as session:
+        analyzed = session.execute(
+            text("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'records'")
+        ).scalar_one()
+    assert analyzed >= 1  # ANALYZE run by the job (autovacuum's are counted apart)
