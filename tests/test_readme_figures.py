@@ -366,6 +366,26 @@ def batch_write_behind() -> list[Figure]:
     ]
 
 
+def consolidation_statistics() -> list[Figure]:
+    """The nineteenth session's alternated PostgreSQL consolidation pairs, 3,000 episodes
+    (75f6952 → bf672a0): job seconds and episodes/s of the first run, in order."""
+    runs = [
+        [load(f"consolidation-postgres-3000-{c}-{k}.json")["runs"][0] for k in (1, 2)]
+        for c in ("75f6952", "bf672a0")
+    ]
+    (b1, b2), (a1, a2) = runs
+    src = "consolidation-postgres-3000-{75f6952,bf672a0}-{1,2}.json: runs[0]"
+
+    def pair(key: str, fmt: str) -> str:
+        return f"{b1[key]:{fmt}} / {b2[key]:{fmt}} → {a1[key]:{fmt}} / {a2[key]:{fmt}}"
+
+    assert b1["counts"] == a1["counts"]  # the same work
+    return [
+        Figure(src + ".job_duration_s", pair("job_duration_s", ".1f") + " s"),
+        Figure(src + ".episodes_per_s", pair("episodes_per_s", ".1f") + " episodes/s"),
+    ]
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -376,6 +396,7 @@ FIGURES = (
     + latency_pair("ce56c2a", "48188b4", "{op}, eighteenth")
     + instructions()
     + batch_write_behind()
+    + consolidation_statistics()
 )
 
 
