@@ -370,19 +370,23 @@ def _by_salience_statement(shape: FilterShape, edges_scoped: bool | None) -> Sel
     """The best ids are found first, then their full rows joined and put in the same
     order again: SQLite sorted whole rows (payload, search text) for the top `limit`,
     three times the cost of sorting ids (1.4 -> 0.4 ms, 200 records in scope).
-    `edges_scoped`: None for rows alone, else rows with `edges_column(.., edges_scoped)`."""
+    `edges_scoped`: None for rows alone, else rows with `edges_column(.., edges_scoped)`.
+    The outer order reads the salience and layer the inner one computed: written twice,
+    the salience expression made the statement 5 kB, past the 4 kB up to which psycopg
+    keeps a statement's conversion (it re-parsed it on every call)."""
     salience = current_salience_sql(shape.dialect, bindparam("f_now", type_=Float))
-    order = (salience.desc(), layer_rank(), RecordRow.created_at.desc(), RecordRow.id)
+    salience_col, layer_col = salience.label("salience"), layer_rank().label("layer")
     best = (
-        select(RecordRow.id)
+        select(RecordRow.id, salience_col, layer_col)
         .where(*bound_clauses(shape))
-        .order_by(*order)
+        .order_by(salience_col.desc(), layer_col, RecordRow.created_at.desc(), RecordRow.id)
         .limit(bindparam("limit"))
         .subquery("best")
     )
     stmt: Select[Any] = select(RecordRow)
     if edges_scoped is not None:
         stmt = stmt.add_columns(edges_column(shape.dialect, edges_scoped))
+    order = (best.c.salience.desc(), best.c.layer, RecordRow.created_at.desc(), RecordRow.id)
     return stmt.join(best, RecordRow.id == best.c.id).order_by(*order)
 
 
