@@ -380,9 +380,19 @@ def consolidation_statistics() -> list[Figure]:
         return f"{b1[key]:{fmt}} / {b2[key]:{fmt}} → {a1[key]:{fmt}} / {a2[key]:{fmt}}"
 
     assert b1["counts"] == a1["counts"]  # the same work
+    big = [
+        load(f"consolidation-postgres-50000-{c}.json")["runs"][0] for c in ("75f6952", "bf672a0")
+    ]
+    assert big[0]["counts"] == big[1]["counts"]
+    src50 = "consolidation-postgres-50000-{75f6952,bf672a0}.json: runs[0]"
     return [
         Figure(src + ".job_duration_s", pair("job_duration_s", ".1f") + " s"),
         Figure(src + ".episodes_per_s", pair("episodes_per_s", ".1f") + " episodes/s"),
+        Figure(
+            src50 + ".job_duration_s",
+            f"{big[0]['job_duration_s']:.1f} → {big[1]['job_duration_s']:.1f} s, "
+            f"{big[0]['episodes_per_s']:.1f} → {big[1]['episodes_per_s']:.1f} episodes/s",
+        ),
     ]
 
 
