@@ -396,6 +396,34 @@ def consolidation_statistics() -> list[Figure]:
     ]
 
 
+def no_query_statement() -> list[Figure]:
+    """The nineteenth session's shorter no-query statement: instructions per store
+    (3468675 → 8cc176d) and the two alternated PostgreSQL HTTP pairs."""
+    figures = []
+    for store in STORES:
+        before, after = (
+            load(f"instructions-{store}-2000-noq-{c}.json")["instructions_per_request"]
+            for c in ("3468675", "8cc176d")
+        )
+        cell = f"{before['retrieve_no_query'] / 1e6:.2f} → {after['retrieve_no_query'] / 1e6:.2f} M"
+        figures.append(Figure(f"instructions-{store}-2000-noq-*.json", f"{STORES[store]} {cell}"))
+    pairs = [
+        [
+            load(f"latency-postgres-noq-{c}-{k}.json")["operations"]["retrieve_no_query"]
+            for k in (1, 2)
+        ]
+        for c in ("3468675", "8cc176d")
+    ]
+
+    def chain(key: str, fmt: str) -> str:
+        return " → ".join(" / ".join(f"{r[key]:{fmt}}" for r in runs) for runs in pairs)
+
+    src = "latency-postgres-noq-{3468675,8cc176d}-{1,2}.json: retrieve_no_query."
+    figures.append(Figure(src + "p50_ms", f"{chain('p50_ms', '.1f')} ms, API CPU"))
+    figures.append(Figure(src + "cpu_ms", f"CPU {chain('cpu_ms', '.2f')} ms"))
+    return figures
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -407,6 +435,7 @@ FIGURES = (
     + instructions()
     + batch_write_behind()
     + consolidation_statistics()
+    + no_query_statement()
 )
 
 
