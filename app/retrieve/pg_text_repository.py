@@ -202,15 +202,14 @@ def _scored(matches: Any, source: TermSource) -> Select[Any]:
     norm = K1 * (1 - B + B * matches.c.dl / avgdl)
     part = weights.c.idf * tf * (K1 + 1) / (tf + norm)
     scored = func.sum(part).filter(weights.c.lexeme != func.all(source.silent))
+    score = func.sum(part).label("score")
+    # Ordered by the label: the expression a third time made the all-scope statement
+    # 4,186 bytes, past the 4,096 up to which psycopg keeps a statement's conversion.
     return (
-        select(
-            matches.c.id,
-            func.sum(part).label("score"),
-            func.coalesce(scored, 0.0).label("unscored"),
-        )
+        select(matches.c.id, score, func.coalesce(scored, 0.0).label("unscored"))
         .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
         .group_by(matches.c.id)
-        .order_by(func.sum(part).desc(), matches.c.id)
+        .order_by(score.desc(), matches.c.id)
     )
 
 
