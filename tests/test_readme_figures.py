@@ -418,6 +418,13 @@ def no_query_statement() -> list[Figure]:
     def chain(key: str, fmt: str) -> str:
         return " → ".join(" / ".join(f"{r[key]:{fmt}}" for r in runs) for runs in pairs)
 
+    bm25 = [
+        load(f"instructions-postgres-2000-bm25-{c}.json")["instructions_per_request"]
+        for c in ("3468675", "2bbf888")
+    ]
+    for op in ("retrieve_query_all_scopes", "retrieve_query_one_scope"):
+        cell = f"{bm25[0][op] / 1e6:.2f} → {bm25[1][op] / 1e6:.2f} M"
+        figures.append(Figure(f"instructions-postgres-2000-bm25-*.json: {op}", cell))
     src = "latency-postgres-noq-{3468675,8cc176d}-{1,2}.json: retrieve_no_query."
     figures.append(Figure(src + "p50_ms", f"{chain('p50_ms', '.1f')} ms, API CPU"))
     figures.append(Figure(src + "cpu_ms", f"CPU {chain('cpu_ms', '.2f')} ms"))
