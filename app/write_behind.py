@@ -37,7 +37,9 @@ UNIX_SEND_BUFFER = 2 * 1024 * 1024
 def send(conn: Connection, execute: Callable[[], object]) -> None:
     """Run `execute` (statements returning no rows) on `conn` without waiting for the
     server, on PostgreSQL; at once elsewhere."""
-    if conn.dialect.name != "postgresql":
+    # Inside a savepoint a failed row must fail its own statement: ROLLBACK TO SAVEPOINT
+    # would otherwise drain it and raise instead of undoing it.
+    if conn.dialect.name != "postgresql" or conn.in_nested_transaction():
         execute()
         return
     info = conn.info
@@ -62,9 +64,15 @@ def drain(conn: Connection) -> None:
     try:
         pipeline.__exit__(None, None, None)
     except psycopg.Error as exc:
+        # A cut connection is invalidated, as SQLAlchemy does for a statement's error, so
+        # that the rollback which follows is not sent down it (a second error).
+        cut = conn.dialect.is_disconnect(cast(Any, exc), conn.connection.dbapi_connection, None)
+        if cut:
+            conn.invalidate(exc)
         raise DBAPIError.instance(
-            "(rows sent without waiting)", None, exc, psycopg.Error, dialect=conn.dialect
-        ) from exc
+            "(rows sent without waiting)", None, exc, psycopg.Error,
+            connection_invalidated=cut, dialect=conn.dialect,
+        ) from exc  # fmt: skip
 
 
 def _abandon(info: dict[Any, Any]) -> None:
@@ -74,13 +82,6 @@ def _abandon(info: dict[Any, Any]) -> None:
         return
     with suppress(Exception):  # the rollback that follows undoes the rows anyway
         pipeline.__exit__(None, None, None)
-
-
-def _on_rollback(conn: Connection) -> None:
-    # A connection the server cut is invalidated before this rollback and its info may not
-    # be read then; its pipeline went with it (the pool reset clears the record's).
-    if not conn.invalidated:
-        _abandon(conn.info)
 
 
 def install(engine: Engine, watchdog: Watchdog) -> None:
@@ -101,11 +102,25 @@ def install(engine: Engine, watchdog: Watchdog) -> None:
             finally:
                 watchdog.disarm()
 
+    def abandon(dbapi_conn: Any, info: dict[Any, Any]) -> None:
+        if _PIPELINE in info:  # the rollback's own deadline is armed only after this
+            watchdog.arm(dbapi_conn)
+            try:
+                _abandon(info)
+            finally:
+                watchdog.disarm()
+
+    def on_rollback(conn: Connection) -> None:
+        # A connection the server cut is invalidated before this rollback and its info
+        # may not be read then; its pipeline went with it (reconnecting clears the info).
+        if not conn.invalidated:
+            abandon(conn.connection.dbapi_connection, conn.info)
+
     event.listen(engine, "connect", _roomy_unix_socket)
     event.listen(engine, "before_cursor_execute", before_statement)
     event.listen(engine, "commit", before_commit)
-    event.listen(engine, "rollback", _on_rollback)
-    event.listen(engine.pool, "reset", lambda _dbapi, record, _state: _abandon(record.info))
+    event.listen(engine, "rollback", on_rollback)
+    event.listen(engine.pool, "reset", lambda dbapi, record, _state: abandon(dbapi, record.info))
 
 
 def _roomy_unix_socket(dbapi_conn: Any, _record: Any) -> None:

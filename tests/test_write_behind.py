@@ -117,3 +117,38 @@ def test_a_connection_the_server_cut_rolls_back_without_a_second_error(pg_db: Da
     with pg_db.engine.begin() as again:
         _send(again, 1, 2)
     assert _count(pg_db) == 2
+
+
+def test_a_connection_cut_with_rows_in_flight_fails_once_and_is_replaced(
+    pg_db: Database,
+) -> None:
+    """The server goes away while sent rows wait: the next statement fails as an outage
+    (OperationalError, the connection invalidated), the rollback after it raises nothing
+    more, and the pool's next connection works."""
+    conn = pg_db.engine.connect()
+    conn.begin()
+    pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    _send(conn, 1, 2)
+    with pg_db.engine.connect() as other:
+        other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    with pytest.raises(OperationalError) as raised:
+        conn.execute(text("SELECT 1"))
+    assert raised.value.connection_invalidated
+    conn.rollback()
+    conn.close()
+    with pg_db.engine.begin() as again:
+        _send(again, 3, 4)
+    assert _count(pg_db) == 2
+
+
+def test_rows_sent_inside_a_savepoint_are_written_at_once(pg_db: Database) -> None:
+    """In a savepoint a failed row fails its own statement, and rolling back to the
+    savepoint undoes it while the transaction goes on."""
+    with pg_db.engine.begin() as conn:
+        _send(conn, 1)
+        nested = conn.begin_nested()
+        with pytest.raises(IntegrityError):
+            _send(conn, 1)  # the duplicate fails here, not at the next statement
+        nested.rollback()
+        _send(conn, 2)
+    assert _count(pg_db) == 2

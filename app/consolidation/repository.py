@@ -325,4 +325,5 @@ def refresh_record_statistics(session: Session) -> None:
     a bounded number of rows, ~0.1-0.3 s at a million records); nothing on SQLite, whose
     look-ups do not lean on them (`_same_facts_statement`)."""
     if dialect_of(session) == "postgresql":
-        session.execute(text("ANALYZE records"))
+        # SKIP_LOCKED: a vacuum or an index build holding the table is not waited for
+        session.execute(text("ANALYZE (SKIP_LOCKED) records"))

@@ -116,13 +116,15 @@ class FactGrowth:
         self.db = db
         self.created = 0  # facts created by the run since statistics were last taken
         self.postgres = db.engine.dialect.name == "postgresql"
-        self.known = 0
-        if self.postgres:
-            with db.read_transaction() as session:
-                self.known = consolidation_repo.stored_fact_count(session)
+        self.known: int | None = None  # counted when the first transaction begins
 
     def keep_statistics(self) -> None:
-        if not self.postgres or self.created < max(ANALYZE_AFTER_FACTS, self.known // 2):
+        if not self.postgres:
+            return
+        if self.known is None:
+            with self.db.read_transaction() as session:
+                self.known = consolidation_repo.stored_fact_count(session)
+        if self.created < max(ANALYZE_AFTER_FACTS, self.known // 2):
             return
         with self.db.transaction() as session:
             consolidation_repo.refresh_record_statistics(session)
