@@ -340,24 +340,24 @@ def instructions() -> list[Figure]:
     return figures
 
 
+def runs_before_after(before: list[Any], after: list[Any], key: str, fmt: str = ".1f") -> str:
+    """Alternated runs as the documents write them: `a / b → c / d` (each run's `key`)."""
+    return " → ".join(" / ".join(f"{run[key]:{fmt}}" for run in runs) for runs in (before, after))
+
+
 def batch_write_behind() -> list[Figure]:
     """bench/latency.py, the nineteenth session's three alternated PostgreSQL pairs
     (75f6952 → 2fc7ac8) of a batch of 100 and a single capture: p50s and p95s in order."""
-    runs = [
-        (
-            load(f"latency-postgres-batch-75f6952-{k}.json")["operations"],
-            load(f"latency-postgres-batch-2fc7ac8-{k}.json")["operations"],
-        )
-        for k in (1, 2, 3)
-    ]
+    before, after = (
+        [load(f"latency-postgres-batch-{c}-{k}.json")["operations"] for k in (1, 2, 3)]
+        for c in ("75f6952", "2fc7ac8")
+    )
 
     def chain(op: str, key: str) -> str:
-        befores = " / ".join(f"{b[op][key]:.1f}" for b, _ in runs)
-        afters = " / ".join(f"{a[op][key]:.1f}" for _, a in runs)
-        return f"{befores} → {afters}"
+        return runs_before_after([r[op] for r in before], [r[op] for r in after], key)
 
     src = "latency-postgres-batch-{75f6952,2fc7ac8}-{1,2,3}.json: "
-    quiet = runs[0][1]["batch_100"]["p50_ms"]
+    quiet = after[0]["batch_100"]["p50_ms"]
     return [
         Figure(src + "batch_100.p50_ms", f"batch p50 {chain('batch_100', 'p50_ms')} ms"),
         Figure(src + "batch_100.p95_ms", f"p95 {chain('batch_100', 'p95_ms')};"),
@@ -369,29 +369,27 @@ def batch_write_behind() -> list[Figure]:
 def consolidation_statistics() -> list[Figure]:
     """The nineteenth session's alternated PostgreSQL consolidation pairs, 3,000 episodes
     (75f6952 → bf672a0): job seconds and episodes/s of the first run, in order."""
-    runs = [
+    before, after = (
         [load(f"consolidation-postgres-3000-{c}-{k}.json")["runs"][0] for k in (1, 2)]
         for c in ("75f6952", "bf672a0")
-    ]
-    (b1, b2), (a1, a2) = runs
+    )
     src = "consolidation-postgres-3000-{75f6952,bf672a0}-{1,2}.json: runs[0]"
-
-    def pair(key: str, fmt: str) -> str:
-        return f"{b1[key]:{fmt}} / {b2[key]:{fmt}} → {a1[key]:{fmt}} / {a2[key]:{fmt}}"
-
-    assert b1["counts"] == a1["counts"]  # the same work
+    assert before[0]["counts"] == after[0]["counts"]  # the same work
     big = [
         load(f"consolidation-postgres-50000-{c}.json")["runs"][0] for c in ("75f6952", "bf672a0")
     ]
     assert big[0]["counts"] == big[1]["counts"]
     src50 = "consolidation-postgres-50000-{75f6952,bf672a0}.json: runs[0]"
     return [
-        Figure(src + ".job_duration_s", pair("job_duration_s", ".1f") + " s"),
-        Figure(src + ".episodes_per_s", pair("episodes_per_s", ".1f") + " episodes/s"),
+        Figure(src + ".job_duration_s", runs_before_after(before, after, "job_duration_s") + " s"),
+        Figure(
+            src + ".episodes_per_s",
+            runs_before_after(before, after, "episodes_per_s") + " episodes/s",
+        ),
         Figure(
             src50 + ".job_duration_s",
-            f"{big[0]['job_duration_s']:.1f} → {big[1]['job_duration_s']:.1f} s, "
-            f"{big[0]['episodes_per_s']:.1f} → {big[1]['episodes_per_s']:.1f} episodes/s",
+            f"{runs_before_after(big[:1], big[1:], 'job_duration_s')} s, "
+            f"{runs_before_after(big[:1], big[1:], 'episodes_per_s')} episodes/s",
         ),
     ]
 
@@ -407,16 +405,13 @@ def no_query_statement() -> list[Figure]:
         )
         cell = f"{before['retrieve_no_query'] / 1e6:.2f} → {after['retrieve_no_query'] / 1e6:.2f} M"
         figures.append(Figure(f"instructions-{store}-2000-noq-*.json", f"{STORES[store]} {cell}"))
-    pairs = [
+    before, after = (
         [
             load(f"latency-postgres-noq-{c}-{k}.json")["operations"]["retrieve_no_query"]
             for k in (1, 2)
         ]
         for c in ("3468675", "8cc176d")
-    ]
-
-    def chain(key: str, fmt: str) -> str:
-        return " → ".join(" / ".join(f"{r[key]:{fmt}}" for r in runs) for runs in pairs)
+    )
 
     bm25 = [
         load(f"instructions-postgres-2000-bm25-{c}.json")["instructions_per_request"]
@@ -426,8 +421,11 @@ def no_query_statement() -> list[Figure]:
         cell = f"{bm25[0][op] / 1e6:.2f} → {bm25[1][op] / 1e6:.2f} M"
         figures.append(Figure(f"instructions-postgres-2000-bm25-*.json: {op}", cell))
     src = "latency-postgres-noq-{3468675,8cc176d}-{1,2}.json: retrieve_no_query."
-    figures.append(Figure(src + "p50_ms", f"{chain('p50_ms', '.1f')} ms, API CPU"))
-    figures.append(Figure(src + "cpu_ms", f"CPU {chain('cpu_ms', '.2f')} ms"))
+    p50 = runs_before_after(before, after, "p50_ms")
+    figures.append(Figure(src + "p50_ms", f"{p50} ms, API CPU"))
+    figures.append(
+        Figure(src + "cpu_ms", f"CPU {runs_before_after(before, after, 'cpu_ms', '.2f')} ms")
+    )
     return figures
 
 
