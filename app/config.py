@@ -171,6 +171,10 @@ class RankingSettings(BaseModel):
     # most). At a million clustered records 1000 found 96 % of the exact top 10, 400 87 %
     # in half the search time (DESIGN.md §9).
     ef_search: int = Field(default=1000, ge=10, le=1000)
+    # PostgreSQL + pgvector: how many stored vectors a process keeps for retrieves whose
+    # scopes hold no more records than the candidate pool (app/retrieve/pg_vector_cache.py;
+    # 384 dimensions: ~1.6 kB each). 0: none kept, each such retrieve reads its vectors.
+    vector_cache_size: int = Field(default=20_000, ge=0, le=10_000_000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     # The selector's weights of applicability, success rate and recency: the original's
     # three equal ones by default; [0.5, 0.3, 0.2] restores this service's earlier ones.

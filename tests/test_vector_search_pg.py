@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from psycopg.pq import TransactionStatus
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from app import deadline
-from app.db import BINARY_ROWS, Database, Tier
+from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
-from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.pg_vector_repository import VECTOR_BYTES
 from app.trust import Visibility
 from tests.conftest import make_settings, transaction_status
 from tests.test_vector_cache import add_records, axis
@@ -131,40 +128,6 @@ def test_a_small_store_is_ranked_exactly_when_the_nearest_fail_the_filters(
         db.dispose()
 
 
-def test_a_small_scope_is_scored_from_the_vectors_read_with_its_headers(
-    pg_url: str, make_client: Callable[..., TestClient]
-) -> None:
-    """A scope no larger than the candidate pool has every record's header read at once,
-    with its stored vector (VECTOR_BYTES): those are scored without a statement, to the
-    similarities PostgreSQL gives, and a record not yet embedded has none."""
-    ids = add_records(make_client(make_settings(pg_url)), 12)
-    db = Database(pg_url)
-    try:
-        with db.transaction() as s:
-            queue_repo.store_vectors(
-                s, Tier.pgvector, "m", [(r, graded(i)) for i, r in enumerate(ids[:10])]
-            )
-        records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
-        with db.transaction() as s:
-            every = header_repo.every_admitted(s, records, [], 200, (), VECTOR_BYTES)
-            assert every is not None and set(every.headers) == set(ids)
-            assert every.vectors is not None and set(every.vectors) == set(ids[:10])
-
-            def search(vectors: dict[str, bytes] | None) -> dict[str, float]:
-                return vector_repo.nearest(
-                    s, Tier.pgvector, lambda: graded(3), records, 200, small_scope=True,
-                    ef_search=40, admitted=ids, admitted_vectors=vectors,
-                )  # fmt: skip
-
-            scored, by_postgres = search(every.vectors), search(None)
-        assert set(scored) == set(by_postgres) == set(ids[:10])
-        for rid, similarity in by_postgres.items():
-            assert scored[rid] == pytest.approx(similarity, abs=1e-6)
-        assert max(scored, key=lambda r: scored[r]) == ids[3]
-    finally:
-        db.dispose()
-
-
 def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
     db_with_vectors: tuple[Database, list[str]],
 ) -> None:
@@ -186,33 +149,3 @@ def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
         s.scalar(text("SELECT 1"))
         outside = transaction_status(s)
     assert outside is TransactionStatus.INTRANS
-
-
-def test_admitted_rows_read_in_binary_are_those_read_as_text(
-    db_with_vectors: tuple[Database, list[str]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A small scope's admitted records come with their vectors in binary form (bytes, not
-    3 KB of hex each): every header and vector equals what the text form gives."""
-    db, ids = db_with_vectors
-    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
-    asked: list[bool] = []
-
-    def seen(_conn: Any, _cur: Any, _stmt: str, _params: Any, context: Any, _many: bool) -> None:
-        asked.append(bool(context.execution_options.get(BINARY_ROWS)))
-
-    def admitted() -> header_repo.Admitted:
-        with deadline.serving_request(), db.read_transaction() as s:
-            found = header_repo.every_admitted(s, records, [ids[3]], 200, (), VECTOR_BYTES)
-        assert found is not None and found.vectors is not None
-        return found
-
-    event.listen(db.engine, "before_cursor_execute", seen)
-    binary = admitted()
-    assert asked == [True]
-    header_repo._admitted_statement.cache_clear()
-    monkeypatch.setattr(header_repo, "binary_rows", lambda stmt: stmt)
-    as_text = admitted()
-    header_repo._admitted_statement.cache_clear()
-    assert asked == [True, False]
-    assert binary.headers == as_text.headers and len(binary.headers) == 40
-    assert binary.vectors == as_text.vectors and len(binary.vectors or {}) == 40

@@ -131,10 +131,14 @@ def drop_all_vectors(session: Session) -> int:
 def store_vectors(
     session: Session, tier: Tier, model: str, items: Sequence[tuple[str, Sequence[float]]]
 ) -> None:
-    """Write unit-length vectors (replacing older ones) for existing records."""
+    """Write unit-length vectors (replacing older ones) for existing records, and mark
+    those records embedded. The mark is an UPDATE of each record's row in the same
+    transaction: on PostgreSQL the row's new version (xmin) is how the retrieval's vector
+    cache (app/retrieve/pg_vector_cache.py) tells that the vector changed."""
     if not items:
         return
     ids = [rid for rid, _ in items]
+    mark(session, ids, "done")
     if tier is Tier.pgvector:
         # Rows as executemany parameters: the statement compiles once and is cached (a
         # VALUES list of the batch was compiled anew each time, ~7 % of the worker's

@@ -93,4 +93,3 @@ def store_ready_vectors(
     """Store vectors made elsewhere (an import) for existing records and mark them
     embedded, inside the caller's unit of work."""
     repo.store_vectors(session, tier, model, items)
-    repo.mark(session, [record_id for record_id, _ in items], "done")

@@ -85,7 +85,6 @@ def store_claimed(
         live = repo.still_pending(session, ids)
         items = [(rid, vec) for rid, vec in vectors.items() if rid in live]
         repo.store_vectors(session, db.tier, model, items)
-        repo.mark(session, [rid for rid, _ in items], "done")
         empty = [rid for rid in ids if rid not in vectors and rid in live]
         repo.mark(session, empty, "skipped")  # nothing to embed
         repo.release(session, ids, lease)

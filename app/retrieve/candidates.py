@@ -19,11 +19,12 @@ from app.entities import service as entity_names
 from app.enums import MemoryType
 from app.records.filters import RecordQuery
 from app.retrieve import header_repository as header_repo
+from app.retrieve import pg_vector_cache, scope_sizes, vector_cache
 from app.retrieve import repository as search_repo
-from app.retrieve import scope_sizes, vector_cache
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.header_repository import Admitted, CarriedHeaders, RecordHeader
-from app.retrieve.pg_vector_repository import VECTOR_BYTES
+from app.retrieve.pg_vector_cache import Vector
+from app.retrieve.pg_vector_repository import VECTOR_VERSION
 from app.retrieve.ranked import Candidates
 from app.retrieve.schemas import RetrieveRequest
 from app.retrieve.terms import name_candidates, unscored_names
@@ -136,13 +137,13 @@ class CandidateSearch:
         the query is still being embedded, also gives each episode's neighbours without
         a look-up (`adjacent.adjacent_episodes`) and the vector search its ids (on SQLite
         with the vectors' change signature, read beside them; on PostgreSQL with each
-        record's vector, scored without a statement of its own). None otherwise, or when
-        the scopes have grown past the pool since."""
+        record's vector version, whose vectors the process keeps: pg_vector_cache). None
+        otherwise, or when the scopes have grown past the pool since."""
         if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
             return None
         extra = vector_cache.SIGNATURE if self.tier is Tier.sqlite else ()
-        vectors = VECTOR_BYTES if self.tier is Tier.pgvector and self.embedder else None
-        return header_repo.every_admitted(self.session, records, linked, pool, extra, vectors)
+        versions = VECTOR_VERSION if self.tier is Tier.pgvector and self.embedder else None
+        return header_repo.every_admitted(self.session, records, linked, pool, extra, versions)
 
     def _vector(
         self,
@@ -172,11 +173,20 @@ class CandidateSearch:
                 admitted=list(every.headers) if every is not None else None,
                 signature=signature,
                 carry=carry,
-                admitted_vectors=every.vectors if every is not None else None,
+                admitted_vectors=self._admitted_vectors(every),
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
             return None
+
+    def _admitted_vectors(self, every: Admitted | None) -> dict[str, Vector] | None:
+        """PostgreSQL: the stored vectors of every admitted record, from the process's
+        cache where it holds their versions, the rest read (before the query vector is
+        waited for)."""
+        if every is None or every.versions is None:
+            return None
+        size = self.settings.vector_cache_size
+        return pg_vector_cache.cached_vectors(self.session, every.versions, size)
 
     def _selective(self, records: RecordQuery, pool: int) -> bool:
         """Whether the filter may name few records, which SQLite's vector search then

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
-from app.db import binary_rows, column_rows, dialect_of, prepared
+from app.db import column_rows, dialect_of, prepared
 from app.decay_math import current_salience, expiry
 from app.models import RecordRow
 from app.models.clauses import among_param
@@ -119,8 +119,8 @@ class Admitted(NamedTuple):
 
     headers: dict[str, RecordHeader]
     extra: tuple[Any, ...]  # the uncorrelated `extra` columns' values (empty: none admitted)
-    # record id → the `vectors` column's value (None: not asked for)
-    vectors: dict[str, Any] | None
+    # record id → the `versions` column's value (None: not asked for)
+    versions: dict[str, Any] | None
 
 
 def every_admitted(
@@ -129,23 +129,22 @@ def every_admitted(
     mentioning: Sequence[str],
     limit: int,
     extra: tuple[ColumnElement[Any], ...] = (),
-    vectors: ColumnElement[Any] | None = None,
+    versions: ColumnElement[Any] | None = None,
 ) -> Admitted | None:
     """The headers of every record `records` admits, the values of the uncorrelated
-    `extra` columns read with them, and each record's value of the `vectors` column (its
-    stored vector, as the caller reads it); None when more than `limit` records are
-    admitted (for a request whose scopes are small: see `CandidateSearch.find`)."""
+    `extra` columns read with them, and each record's value of the `versions` column (the
+    version of its stored vector, for PostgreSQL's vector cache); None when more than
+    `limit` records are admitted (for a request whose scopes are small: see
+    `CandidateSearch.find`)."""
     shape = filter_shape(records, dialect_of(session))
-    stmt = _admitted_statement(shape, bool(mentioning), extra, vectors)
+    stmt = _admitted_statement(shape, bool(mentioning), extra, versions)
     params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
     rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
     headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}
     end = HEADER_WIDTH + len(extra)
-    found = (
-        {row[0]: row[end] for row in rows if row[end] is not None} if vectors is not None else None
-    )
+    found = {row[0]: row[end] for row in rows} if versions is not None else None
     return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found)
 
 
@@ -154,14 +153,13 @@ def _admitted_statement(
     shape: FilterShape,
     mentioning: bool,
     extra: tuple[ColumnElement[Any], ...],
-    vectors: ColumnElement[Any] | None,
+    versions: ColumnElement[Any] | None,
 ) -> Select[Any]:
     stmt = select(*header_columns(shape.dialect, mentioning), *extra)
+    if versions is not None:
+        stmt = stmt.add_columns(versions)
     # One plan whatever the values (the scope index, a few hundred rows): prepared.
-    stmt = prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
-    if vectors is None:
-        return stmt
-    return binary_rows(stmt.add_columns(vectors))  # the vectors as bytes, not as hex
+    return prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
 
 
 HEADER_WIDTH = 14  # the columns of header_columns

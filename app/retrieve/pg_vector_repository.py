@@ -1,6 +1,7 @@
 """PostgreSQL + pgvector nearest neighbours (`vector_repository.nearest`): the HNSW
 cosine index, an exact scan where HNSW would walk most of the store or filters leave it
-few hits, and similarities by id. Statements that check the candidates against the
+few hits, similarities by id, and the stored vectors of given records with their
+versions (for `pg_vector_cache`). Statements that check the candidates against the
 filters can read their headers too (`CarriedHeaders`), so that the caller needs no
 look-up of its own for them."""
 
@@ -8,16 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Float, LargeBinary, Select, func, literal_column, select, text, union_all
+from sqlalchemy import BigInteger, Float, Select, func, literal_column, select, text, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
 
-from app.db import column_rows
+from app.db import binary_rows, column_rows, prepared
 from app.models import RecordRow, pg_embeddings
-from app.models.clauses import among
+from app.models.clauses import among, among_param
 from app.records.clauses import query_clauses
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
@@ -27,13 +29,10 @@ from app.retrieve.header_repository import (
 )
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
-# A record's stored vector in pgvector's binary form (vector_send: the dimensions and a
-# reserved word, two bytes each, then big-endian float4s), as a column of a statement
-# over `records`: the admitted records of a small scope are read with theirs.
-VECTOR_BYTES: ColumnElement[bytes] = literal_column(
-    "(SELECT vector_send(e.embedding) FROM record_embeddings AS e WHERE e.record_id = records.id)",
-    LargeBinary,
-)
+# The version of a record's stored vector, as a column of a statement over `records`: the
+# transaction that last wrote the record's row (xmin), which every write of its vector
+# updates (pg_vector_cache). The admitted records of a small scope are read with theirs.
+VECTOR_VERSION: ColumnElement[int] = literal_column("records.xmin::text::bigint", BigInteger)
 
 
 @dataclass(frozen=True)
@@ -74,10 +73,10 @@ def pg_nearest(
     ef: int,
     admitted: Sequence[str] | None,
     carry: CarriedHeaders | None,
-    admitted_vectors: Mapping[str, bytes] | None = None,
+    admitted_vectors: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, float]:
     """`vector_repository.nearest` on PostgreSQL, the query's unit vector `q` given
-    (`admitted_vectors`: the admitted records' VECTOR_BYTES, read with their headers)."""
+    (`admitted_vectors`: the admitted records' stored vectors, from pg_vector_cache)."""
     ask = _Ask.of(q, records, carry)
     if admitted is not None and len(admitted) <= limit:
         if admitted_vectors is not None:  # no statement: scored here
@@ -197,14 +196,33 @@ def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, 
     return _read(session, ask, _of_ids(ask, ids))
 
 
-def similarities_of(q: np.ndarray, vectors: Mapping[str, bytes]) -> dict[str, float]:
-    """record id → cosine similarity to the unit vector `q` of each of `vectors`
-    (VECTOR_BYTES); a vector of another dimension is left out."""
-    ids = [rid for rid, raw in vectors.items() if len(raw) == 4 + 4 * q.shape[0]]
+def similarities_of(q: np.ndarray, vectors: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """record id → cosine similarity to the unit vector `q` of each of `vectors` (float32
+    arrays); a vector of another dimension is left out."""
+    ids = [rid for rid, vec in vectors.items() if vec.shape[0] == q.shape[0]]
     if not ids:
         return {}
-    matrix = np.stack([np.frombuffer(vectors[rid], dtype=">f4", offset=4) for rid in ids])
-    matrix = matrix.astype(np.float32)
+    matrix = np.stack([vectors[rid] for rid in ids])
     norms = np.linalg.norm(matrix, axis=1)
     sims = (matrix @ q.astype(np.float32)) / np.where(norms > 0, norms, 1.0)
     return dict(zip(ids, map(float, sims), strict=True))
+
+
+def versioned_vectors(session: Session, ids: Sequence[str]) -> list[tuple[str, int, bytes | None]]:
+    """(record id, VECTOR_VERSION, stored vector in pgvector's binary form or None) of the
+    records of `ids` that exist, read in one snapshot."""
+    return [(rid, version, raw) for rid, version, raw in column_rows(
+        session, _versioned_statement(), {"ids": list(ids)}
+    )]  # fmt: skip
+
+
+@cache
+def _versioned_statement() -> Select[Any]:
+    raw = func.vector_send(pg_embeddings.c.embedding)
+    stmt = (
+        select(RecordRow.id, VECTOR_VERSION, raw)
+        .outerjoin(pg_embeddings, pg_embeddings.c.record_id == RecordRow.id)
+        .where(among_param(RecordRow.id, "ids", "postgresql"))
+    )
+    # Primary-key look-ups whatever the ids: prepared; the vectors as bytes, not as hex.
+    return binary_rows(prepared(stmt))

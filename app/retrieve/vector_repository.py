@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
 from sqlalchemy.orm import Session
 
 from app.db import Tier
@@ -32,7 +33,7 @@ def nearest(
     admitted: Sequence[str] | None = None,
     signature: tuple[int, int] | None = None,
     carry: CarriedHeaders | None = None,
-    admitted_vectors: Mapping[str, bytes] | None = None,
+    admitted_vectors: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -51,7 +52,8 @@ def nearest(
     (so all among the nearest), scores them by id (index look-ups) instead of a scan of
     the vectors joined to the filtered records. `carry`: the candidates the search checks
     against the filters in SQL are read with their headers, into it. `admitted_vectors`
-    (PostgreSQL): the admitted records' vectors, read with their headers: scored here."""
+    (PostgreSQL): the admitted records' stored vectors (from `pg_vector_cache`), scored
+    here without a statement."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
         listed = (list(admitted), signature) if admitted is not None and signature else None
