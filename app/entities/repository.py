@@ -8,13 +8,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from sqlalchemy import Select, and_, bindparam, select, tuple_
+from sqlalchemy import Select, and_, select, tuple_
 from sqlalchemy.orm import Session
 
-from app.db import column_rows, lock_texts
+from app.db import column_rows, dialect_of, lock_texts, prepared
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow, staging
-from app.models.clauses import visibility_params, visible, visible_param
+from app.models.clauses import among_param, visibility_params, visible, visible_param
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -108,9 +108,9 @@ def matching_terms(
     """The entity records named by any of `terms` (normalized) in `scopes` (None: any)."""
     if not terms:
         return []
-    stmt = _matching_statement(scopes is not None, vis.scopes is not None)
+    stmt = _matching_statement(dialect_of(session), scopes is not None, vis.scopes is not None)
     params = {
-        "terms": list(set(terms)),
+        "terms": sorted(set(terms)),
         "scopes": [*(scopes or ()), ""],
         "statuses": list(LIVE_STATUSES),
         **visibility_params(vis),
@@ -119,17 +119,22 @@ def matching_terms(
 
 
 @cache
-def _matching_statement(in_scopes: bool, scoped_reader: bool) -> Select[str, str, bool]:
-    """Built once per shape: the look-up runs on every retrieve with a query."""
+def _matching_statement(
+    dialect: str, in_scopes: bool, scoped_reader: bool
+) -> Select[str, str, bool]:
+    """Built once per shape: the look-up runs on every retrieve with a query. On
+    PostgreSQL its lists are arrays, so that a shape is one statement whatever the number
+    of words, prepared: its plan (the term index, then records by key) does not depend on
+    the words, and parsing and planning it had been ~0.4 ms of server time a retrieve."""
     live = and_(
-        RecordRow.status.in_(bindparam("statuses", expanding=True)),
+        among_param(RecordRow.status, "statuses", dialect),
         visible_param(RecordRow, scoped_reader),
     )
     stmt = (
         select(EntityTermRow.record_id, EntityTermRow.term, live)
         .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
-        .where(EntityTermRow.term.in_(bindparam("terms", expanding=True)))
+        .where(among_param(EntityTermRow.term, "terms", dialect))
     )
     if in_scopes:
-        stmt = stmt.where(EntityTermRow.scope.in_(bindparam("scopes", expanding=True)))
-    return stmt
+        stmt = stmt.where(among_param(EntityTermRow.scope, "scopes", dialect))
+    return prepared(stmt)

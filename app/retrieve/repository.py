@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
-from app.db import column_rows, dialect_of
+from app.db import column_rows, dialect_of, prepared
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
 from app.models.clauses import among_param, current_salience_sql, visibility_params
@@ -340,7 +340,10 @@ def load_with_edges(
 @cache
 def _load_with_edges_statement(dialect: str, scoped: bool) -> Select[Any]:
     edges = edges_column(dialect, scoped)
-    return select(RecordRow, edges).where(among_param(RecordRow.id, "ids", dialect))
+    stmt = select(RecordRow, edges).where(among_param(RecordRow.id, "ids", dialect))
+    # Look-ups by key whatever the ids: prepared on PostgreSQL (parsing and planning it
+    # had been ~0.5 ms of server time a retrieve).
+    return prepared(stmt)
 
 
 def by_salience(session: Session, records: RecordQuery, limit: int) -> list[RecordRow]:
