@@ -429,6 +429,25 @@ def no_query_statement() -> list[Figure]:
     return figures
 
 
+def vector_cache_pairs() -> list[Figure]:
+    """The twentieth session's three alternated PostgreSQL pairs (e4dbf6e → f8ac22c): the
+    query retrieves' p50s and the healthz beside them, in order."""
+    before, after = (
+        [load(f"latency-postgres-vcache-{c}-{k}.json")["operations"] for k in (1, 2, 3)]
+        for c in ("e4dbf6e", "f8ac22c")
+    )
+    src = "latency-postgres-vcache-{e4dbf6e,f8ac22c}-{1,2,3}.json: "
+    figures = []
+    for op, words in (
+        ("retrieve_query_one_scope", "one scope"),
+        ("retrieve_query_all_scopes", "all scopes"),
+        ("healthz", "`/healthz`"),
+    ):
+        chain = runs_before_after([r[op] for r in before], [r[op] for r in after], "p50_ms")
+        figures.append(Figure(src + op + ".p50_ms", f"{words} {chain} ms"))
+    return figures
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -441,6 +460,7 @@ FIGURES = (
     + batch_write_behind()
     + consolidation_statistics()
     + no_query_statement()
+    + vector_cache_pairs()
 )
 
 
