@@ -1,11 +1,12 @@
 """PostgreSQL prepared statements (app/db.py PREPARED): the statements marked in the code
 (a record read by its id, a scope's latest episode, a small scope's two retrieval reads:
 its admitted records and its BM25, whose plan is the scope's rows whatever the words,
-and two reads by key of every query retrieve: the look-up of the entities the query
-names and the full rows of the selected records) are prepared on their connection and,
-after PostgreSQL's five custom plans, run on one generic plan without planning where it
-costs no more; nothing else is prepared, since one generic plan for retrieval's
-data-dependent statements made all-scope BM25 822 ms at p95 (DESIGN.md §9).
+two reads by key of every query retrieve: the look-up of the entities the query names
+and the full rows of the selected records, and a retrieve without a query) are prepared
+on their connection and, after PostgreSQL's five custom plans, run on one generic plan
+without planning where it costs no more; nothing else is prepared, since one generic
+plan for retrieval's data-dependent statements made all-scope BM25 822 ms at p95
+(DESIGN.md §9).
 Turned off (an old PgBouncer), nothing is prepared."""
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _read_and_retrieve(client: TestClient) -> str:
 
 def _retrieve_in_scope(client: TestClient, record_id: str) -> None:
     for i in range(RUNS):
+        r = client.post("/v1/retrieve", json={"scopes": ["s"], "limit": 5}, headers=A)
+        assert [i["record"]["id"] for i in r.json()["items"]] == [record_id]  # no query
         words = ["harbor", "old", "quiet", "lights"][: 1 + i % 4]  # 1 to 4 words
         body = {"query": " ".join(words), "scopes": ["s"]}
         r = client.post("/v1/retrieve", json=body, headers=A)
@@ -85,4 +88,7 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     # Prepared (parsed once); its generic plan is taken when it is no dearer than the
     # custom ones, as for a retrieve's dozen ids, not for this store's single record.
     assert len(rows) == 1
-    assert len(found) == 7  # and none of the all-scope retrieve's data-dependent ones
+    # The scope's records by salience (a retrieve without a query), its limit written in
+    best = [generic for statement, generic in found if "LIMIT 5) AS best" in statement]
+    assert len(best) == 1 and best[0] >= 1
+    assert len(found) == 8  # and none of the all-scope retrieve's data-dependent ones

@@ -383,14 +383,19 @@ def _by_salience_statement(shape: FilterShape, edges_scoped: bool | None) -> Sel
         select(RecordRow.id, salience_col, layer_col)
         .where(*bound_clauses(shape))
         .order_by(salience_col.desc(), layer_col, RecordRow.created_at.desc(), RecordRow.id)
-        .limit(bindparam("limit"))
+        # The limit written into the statement: a plan made for an unknown limit assumes
+        # a tenth of the scope's rows, and could join them to `records` by hash.
+        .limit(bindparam("limit", type_=Integer, literal_execute=True))
         .subquery("best")
     )
     stmt: Select[Any] = select(RecordRow)
     if edges_scoped is not None:
         stmt = stmt.add_columns(edges_column(shape.dialect, edges_scoped))
     order = (best.c.salience.desc(), best.c.layer, RecordRow.created_at.desc(), RecordRow.id)
-    return stmt.join(best, RecordRow.id == best.c.id).order_by(*order)
+    # Prepared on PostgreSQL (parsing and planning it had been ~0.8 ms of a 1.2-ms
+    # statement): its plan is the filters' index, the salience of each row they admit, a
+    # top-N sort and the best rows by key, whatever the values.
+    return prepared(stmt.join(best, RecordRow.id == best.c.id).order_by(*order))
 
 
 def _rows_and_edges(result: Result[RecordRow, Any]) -> tuple[dict[str, RecordRow], Edges]:
