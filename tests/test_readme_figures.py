@@ -448,6 +448,25 @@ def vector_cache_pairs() -> list[Figure]:
     return figures
 
 
+def no_query_prepared_pairs() -> list[Figure]:
+    """The twentieth session's two alternated PostgreSQL pairs (4bb203b → bdbc9a4) of the
+    prepared retrieve without a query, with a GET and `/healthz` beside it."""
+    before, after = (
+        [load(f"latency-postgres-noqprep-{c}-{k}.json")["operations"] for k in (1, 2)]
+        for c in ("4bb203b", "bdbc9a4")
+    )
+    src = "latency-postgres-noqprep-{4bb203b,bdbc9a4}-{1,2}.json: "
+    figures = []
+    for op, words in (
+        ("retrieve_no_query", "p50"),
+        ("get_record", "a GET"),
+        ("healthz", "`/healthz`"),
+    ):
+        chain = runs_before_after([r[op] for r in before], [r[op] for r in after], "p50_ms")
+        figures.append(Figure(src + op + ".p50_ms", f"{words} {chain} ms"))
+    return figures
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -461,6 +480,7 @@ FIGURES = (
     + consolidation_statistics()
     + no_query_statement()
     + vector_cache_pairs()
+    + no_query_prepared_pairs()
 )
 
 
