@@ -66,13 +66,36 @@ def drain(conn: Connection) -> None:
     except psycopg.Error as exc:
         # A cut connection is invalidated, as SQLAlchemy does for a statement's error, so
         # that the rollback which follows is not sent down it (a second error).
-        cut = conn.dialect.is_disconnect(cast(Any, exc), conn.connection.dbapi_connection, None)
+        cut = _is_cut(conn, exc)
         if cut:
             conn.invalidate(exc)
         raise DBAPIError.instance(
             "(rows sent without waiting)", None, exc, psycopg.Error,
             connection_invalidated=cut, dialect=conn.dialect,
         ) from exc  # fmt: skip
+
+
+# The server's "this session is ending" states: administrator, crash, or not accepting.
+_ENDING_STATES = ("57P01", "57P02", "57P03")
+
+
+def _is_cut(conn: Connection, exc: BaseException) -> bool:
+    """Whether `exc`, or an error it replaced, says that the connection is gone. When the
+    server ends the session while rows are in flight, psycopg can read its error (57P01)
+    before the socket's end; leaving the pipeline then fails with "cannot exit pipeline
+    mode while busy", which replaces that error (its `__context__`) on a connection not
+    yet known to be broken, which SQLAlchemy's check alone would call alive."""
+    dbapi = conn.connection.dbapi_connection
+    err: BaseException | None = exc
+    while err is not None:
+        if isinstance(err, psycopg.Error):
+            state = err.sqlstate or ""
+            if state.startswith("08") or state in _ENDING_STATES:
+                return True
+            if conn.dialect.is_disconnect(cast(Any, err), dbapi, None):
+                return True
+        err = err.__context__
+    return False
 
 
 def _abandon(info: dict[Any, Any]) -> None:

@@ -152,3 +152,30 @@ def test_rows_sent_inside_a_savepoint_are_written_at_once(pg_db: Database) -> No
         nested.rollback()
         _send(conn, 2)
     assert _count(pg_db) == 2
+
+
+class _EndedWhileBusy:
+    """A pipeline whose exit fails as psycopg's did once in the full suite: the server's
+    57P01 read, then "cannot exit pipeline mode while busy" raised over it."""
+
+    def __exit__(self, *_exc: Any) -> None:
+        try:
+            raise psycopg.errors.AdminShutdown("terminating connection")
+        finally:
+            raise psycopg.OperationalError("cannot exit pipeline mode while busy")
+
+
+def test_a_session_ended_behind_the_pipelines_own_error_is_a_cut(pg_db: Database) -> None:
+    """The drain looks behind the error psycopg raised last: the server's ending of the
+    session makes the connection invalidated (an outage, and no rollback sent down it)."""
+    conn = pg_db.engine.connect()
+    conn.begin()
+    conn.info["membrane.write_behind"] = _EndedWhileBusy()
+    with pytest.raises(OperationalError) as raised:
+        conn.execute(text("SELECT 1"))
+    assert raised.value.connection_invalidated and conn.invalidated
+    conn.rollback()
+    conn.close()
+    with pg_db.engine.begin() as again:
+        _send(again, 1)
+    assert _count(pg_db) == 1

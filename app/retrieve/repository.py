@@ -1,5 +1,6 @@
-"""Retrieval SQL: lexical candidates per backend, full rows, salience order (light
-candidate rows: header_repository.py; temporal neighbours: neighbour_repository.py).
+"""Retrieval SQL: lexical candidates per backend, full rows (light candidate rows:
+header_repository.py; temporal neighbours: neighbour_repository.py; the order of a
+retrieve without a query: salience_repository.py).
 
 Both backends rank lexical matches by BM25 (k1 = 1.2, b = 0.75) over OR-ed query terms:
 SQLite through FTS5's bm25(); PostgreSQL by the same formula over the `search_tsv`
@@ -16,7 +17,6 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
-    Float,
     Integer,
     Select,
     Text,
@@ -37,7 +37,7 @@ from sqlalchemy.sql.selectable import CTE
 from app.db import column_rows, dialect_of, prepared
 from app.enums import LAYER_ORDER
 from app.models import RecordRow
-from app.models.clauses import among_param, current_salience_sql, visibility_params
+from app.models.clauses import among_param, visibility_params
 from app.records.clauses import (
     FilterShape,
     bound_clauses,
@@ -334,7 +334,7 @@ def load_with_edges(
     dialect = dialect_of(session)
     stmt = _load_with_edges_statement(dialect, reading.scopes is not None)
     params = {**visibility_params(reading), "edge_limit": edge_limit, "ids": sorted(set(ids))}
-    return _rows_and_edges(session.execute(stmt, params))
+    return rows_and_edges(session.execute(stmt, params))
 
 
 @cache
@@ -346,59 +346,7 @@ def _load_with_edges_statement(dialect: str, scoped: bool) -> Select[Any]:
     return prepared(stmt)
 
 
-def by_salience(session: Session, records: RecordQuery, limit: int) -> list[RecordRow]:
-    """No query: current salience, then layer order, then newest."""
-    stmt = _by_salience_statement(filter_shape(records, dialect_of(session)), None)
-    return list(session.scalars(stmt, {**filter_params(records), "limit": limit}))
-
-
-def by_salience_with_edges(
-    session: Session, records: RecordQuery, limit: int, reading: Visibility, edge_limit: int
-) -> tuple[list[RecordRow], Edges]:
-    """`by_salience`, each row with its edges (as `load_with_edges`)."""
-    shape = filter_shape(records, dialect_of(session))
-    stmt = _by_salience_statement(shape, reading.scopes is not None)
-    params = {
-        **filter_params(records),
-        **visibility_params(reading),
-        "limit": limit,
-        "edge_limit": edge_limit,
-    }
-    rows, edges = _rows_and_edges(session.execute(stmt, params))
-    return list(rows.values()), edges
-
-
-@cache
-def _by_salience_statement(shape: FilterShape, edges_scoped: bool | None) -> Select[Any]:
-    """The best ids are found first, then their full rows joined and put in the same
-    order again: SQLite sorted whole rows (payload, search text) for the top `limit`,
-    three times the cost of sorting ids (1.4 -> 0.4 ms, 200 records in scope).
-    `edges_scoped`: None for rows alone, else rows with `edges_column(.., edges_scoped)`.
-    The outer order reads the salience and layer the inner one computed: written twice,
-    the salience expression made the statement 5 kB, past the 4 kB up to which psycopg
-    keeps a statement's conversion (it re-parsed it on every call)."""
-    salience = current_salience_sql(shape.dialect, bindparam("f_now", type_=Float))
-    salience_col, layer_col = salience.label("salience"), layer_rank().label("layer")
-    best = (
-        select(RecordRow.id, salience_col, layer_col)
-        .where(*bound_clauses(shape))
-        .order_by(salience_col.desc(), layer_col, RecordRow.created_at.desc(), RecordRow.id)
-        # The limit written into the statement: a plan made for an unknown limit assumes
-        # a tenth of the scope's rows, and could join them to `records` by hash.
-        .limit(bindparam("limit", type_=Integer, literal_execute=True))
-        .subquery("best")
-    )
-    stmt: Select[Any] = select(RecordRow)
-    if edges_scoped is not None:
-        stmt = stmt.add_columns(edges_column(shape.dialect, edges_scoped))
-    order = (best.c.salience.desc(), best.c.layer, RecordRow.created_at.desc(), RecordRow.id)
-    # Prepared on PostgreSQL (parsing and planning it had been ~0.8 ms of a 1.2-ms
-    # statement): its plan is the filters' index, the salience of each row they admit, a
-    # top-N sort and the best rows by key, whatever the values.
-    return prepared(stmt.join(best, RecordRow.id == best.c.id).order_by(*order))
-
-
-def _rows_and_edges(result: Result[RecordRow, Any]) -> tuple[dict[str, RecordRow], Edges]:
+def rows_and_edges(result: Result[RecordRow, Any]) -> tuple[dict[str, RecordRow], Edges]:
     """Rows in the statement's order (dicts keep it), with their listed edges."""
     rows: dict[str, RecordRow] = {}
     edges: Edges = {}

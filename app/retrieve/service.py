@@ -26,6 +26,7 @@ from app.retrieve import header_repository as header_repo
 from app.retrieve import neighbour_repository as neighbour_repo
 from app.retrieve import ranking, validity
 from app.retrieve import repository as search_repo
+from app.retrieve import salience_repository as salience_repo
 from app.retrieve.adjacent import adjacent_episodes
 from app.retrieve.candidates import CandidateSearch
 from app.retrieve.header_repository import RecordHeader
@@ -155,8 +156,8 @@ class RetrieveService:
         self, records: RecordQuery, limit: int, reading: Visibility | None
     ) -> tuple[list[RecordRow], Edges]:
         if reading is None:
-            return search_repo.by_salience(self.session, records, limit), {}
-        return search_repo.by_salience_with_edges(
+            return salience_repo.by_salience(self.session, records, limit), {}
+        return salience_repo.by_salience_with_edges(
             self.session, records, limit, reading, MAX_RELATIONS_PER_ITEM
         )
 
