@@ -429,44 +429,33 @@ def no_query_statement() -> list[Figure]:
     return figures
 
 
-def vector_cache_pairs() -> list[Figure]:
-    """The twentieth session's three alternated PostgreSQL pairs (e4dbf6e → f8ac22c): the
-    query retrieves' p50s and the healthz beside them, in order."""
+def p50_pairs(name: str, commits: tuple[str, str], runs: int, ops: dict[str, str]) -> list[Figure]:
+    """Alternated HTTP pairs of `latency-postgres-{name}-{commit}-{k}.json`, the code before
+    first: for each operation of `ops`, the words before its p50 chain ('a / b → c / d ms')."""
     before, after = (
-        [load(f"latency-postgres-vcache-{c}-{k}.json")["operations"] for k in (1, 2, 3)]
-        for c in ("e4dbf6e", "f8ac22c")
+        [load(f"latency-postgres-{name}-{c}-{k}.json")["operations"] for k in range(1, runs + 1)]
+        for c in commits
     )
-    src = "latency-postgres-vcache-{e4dbf6e,f8ac22c}-{1,2,3}.json: "
+    src = f"latency-postgres-{name}-{{{','.join(commits)}}}-{{1..{runs}}}.json: "
     figures = []
-    for op, words in (
-        ("retrieve_query_one_scope", "one scope"),
-        ("retrieve_query_all_scopes", "all scopes"),
-        ("healthz", "`/healthz`"),
-    ):
+    for op, words in ops.items():
         chain = runs_before_after([r[op] for r in before], [r[op] for r in after], "p50_ms")
         figures.append(Figure(src + op + ".p50_ms", f"{words} {chain} ms"))
+    return figures
+
+
+def twentieth_session() -> list[Figure]:
+    """The vector cache and prepared look-ups (e4dbf6e → f8ac22c, three pairs), the
+    prepared retrieve without a query (4bb203b → bdbc9a4, two pairs), LoCoMo after them."""
+    healthz = {"healthz": "`/healthz`"}
+    queries = {"retrieve_query_one_scope": "one scope", "retrieve_query_all_scopes": "all scopes"}
+    no_query = {"retrieve_no_query": "p50", "get_record": "a GET"}
     recall = load("locomo-postgres-00ef877.json")["service"]["recall_at_k"]["10"]
-    figures.append(Figure("locomo-postgres-00ef877.json", f"again {recall:.4f} at 00ef877"))
-    return figures
-
-
-def no_query_prepared_pairs() -> list[Figure]:
-    """The twentieth session's two alternated PostgreSQL pairs (4bb203b → bdbc9a4) of the
-    prepared retrieve without a query, with a GET and `/healthz` beside it."""
-    before, after = (
-        [load(f"latency-postgres-noqprep-{c}-{k}.json")["operations"] for k in (1, 2)]
-        for c in ("4bb203b", "bdbc9a4")
-    )
-    src = "latency-postgres-noqprep-{4bb203b,bdbc9a4}-{1,2}.json: "
-    figures = []
-    for op, words in (
-        ("retrieve_no_query", "p50"),
-        ("get_record", "a GET"),
-        ("healthz", "`/healthz`"),
-    ):
-        chain = runs_before_after([r[op] for r in before], [r[op] for r in after], "p50_ms")
-        figures.append(Figure(src + op + ".p50_ms", f"{words} {chain} ms"))
-    return figures
+    return [
+        *p50_pairs("vcache", ("e4dbf6e", "f8ac22c"), 3, queries | healthz),
+        *p50_pairs("noqprep", ("4bb203b", "bdbc9a4"), 2, no_query | healthz),
+        Figure("locomo-postgres-00ef877.json", f"again {recall:.4f} at 00ef877"),
+    ]
 
 
 FIGURES = (
@@ -481,8 +470,7 @@ FIGURES = (
     + batch_write_behind()
     + consolidation_statistics()
     + no_query_statement()
-    + vector_cache_pairs()
-    + no_query_prepared_pairs()
+    + twentieth_session()
 )
 
 
