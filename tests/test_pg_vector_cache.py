@@ -129,9 +129,13 @@ def test_vectors_dropped_with_the_model_are_not_scored(
     small_scope: tuple[Database, list[str], list[str]],
 ) -> None:
     """Every vector dropped (a model change): the records' rows are updated with it, so
-    the cached vectors are not scored any more."""
+    the cached vectors are not scored any more; that of a record without text (an
+    import's, or one forget scrubbed) neither."""
     db, ids, statements = small_scope
-    assert len(search(db, ids, statements)) == EMBEDDED
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[11], graded(11))])
+        s.execute(text("UPDATE records SET search_text = '' WHERE id = :i"), {"i": ids[11]})
+    assert len(search(db, ids, statements)) == EMBEDDED + 1
     with db.transaction() as s:
         queue_repo.drop_all_vectors(s)
     assert search(db, ids, statements) == {}

@@ -119,7 +119,13 @@ def requeue_missing(session: Session, model: str) -> int:
 
 
 def drop_all_vectors(session: Session) -> int:
-    """Forget every stored vector and queue every record with text again."""
+    """Forget every stored vector and queue every record with text again. A record with
+    a vector but no text (an import's, or one whose text forget scrubbed) keeps its status
+    but has its row written too: every dropped vector moves its record's version, which
+    PostgreSQL's vector cache compares (app/retrieve/pg_vector_cache.py)."""
+    had_vector = RecordRow.id.in_(select(EmbeddingRow.record_id))
+    touch = update(RecordRow).where(RecordRow.search_text == "", had_vector)
+    session.execute(touch.values(embedding_status=RecordRow.embedding_status))
     session.execute(delete(EmbeddingRow))
     stmt = update(RecordRow).where(RecordRow.search_text != "").values(embedding_status="pending")
     return int(session.execute(stmt).rowcount or 0)  # type: ignore[attr-defined]

@@ -11,9 +11,10 @@ per row on the server, 300 kB through the socket, and a decode per row here.
 
 A version names one vector because every write of a vector also updates its record's
 row in the same transaction (`embedding.queue_repository.store_vectors`), and a vector is
-removed only with its record or, with all others, by `drop_all_vectors`, which updates
-the rows of every record that had one. Any other update of a record (salience, status)
-changes its version too: the next retrieve reads that vector again, once."""
+removed only with its record or, with all others, by `drop_all_vectors`, which writes
+the rows of every record that had one (those without text too). Any other update of a
+record (salience, status) changes its version too: the next retrieve reads that vector
+again, once."""
 
 from __future__ import annotations
 
@@ -62,12 +63,12 @@ class VectorCache:
     def _keep(self, read: Iterable[tuple[str, int, Vector | None]], capacity: int) -> None:
         with self._lock:
             for rid, version, vec in read:
+                self._entries.pop(rid, None)  # re-stored: among the newest again
                 if len(self._entries) >= capacity:
                     if capacity <= 0:
                         return
                     for old in list(self._entries)[: max(1, len(self._entries) // 2)]:
                         del self._entries[old]
-                self._entries.pop(rid, None)  # re-stored: among the newest again
                 self._entries[rid] = (version, vec)
 
     def clear(self) -> None:
@@ -85,7 +86,7 @@ def cached_vectors(
     session: Session, versions: Mapping[str, int], capacity: int
 ) -> dict[str, Vector]:
     """`VectorCache.vectors` of the session's database."""
-    return _CACHES.of(session).vectors(session, versions, capacity)
+    return cache_of(session).vectors(session, versions, capacity)
 
 
 def cache_of(session: Session) -> VectorCache:
