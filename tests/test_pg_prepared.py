@@ -50,10 +50,13 @@ def _read_and_retrieve(client: TestClient) -> str:
 
 def _retrieve_in_scope(client: TestClient, record_id: str) -> None:
     for i in range(RUNS):
-        r = client.post("/v1/retrieve", json={"scopes": ["s"], "limit": 5}, headers=A)
+        # one or two scopes: a list is one array parameter, one statement for any length
+        scopes = ["s"] if i % 2 else ["s", "elsewhere"]
+        body = {"scopes": scopes, "limit": 3 + i}  # limits 3 to 10: one statement, LIMIT 10
+        r = client.post("/v1/retrieve", json=body, headers=A)
         assert [i["record"]["id"] for i in r.json()["items"]] == [record_id]  # no query
         words = ["harbor", "old", "quiet", "lights"][: 1 + i % 4]  # 1 to 4 words
-        body = {"query": " ".join(words), "scopes": ["s"]}
+        body = {"query": " ".join(words), "scopes": scopes}
         r = client.post("/v1/retrieve", json=body, headers=A)
         assert [i["record"]["id"] for i in r.json()["items"]] == [record_id]
 
@@ -88,7 +91,8 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     # Prepared (parsed once); its generic plan is taken when it is no dearer than the
     # custom ones, as for a retrieve's dozen ids, not for this store's single record.
     assert len(rows) == 1
-    # The scope's records by salience (a retrieve without a query), its limit written in
-    best = [generic for statement, generic in found if "LIMIT 5) AS best" in statement]
+    # The scope's records by salience (a retrieve without a query), its limit written in,
+    # rounded up to a step (salience_repository.LIMIT_STEPS): one statement for 3 to 10
+    best = [generic for statement, generic in found if "LIMIT 10) AS best" in statement]
     assert len(best) == 1 and best[0] >= 1
     assert len(found) == 8  # and none of the all-scope retrieve's data-dependent ones

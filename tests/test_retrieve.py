@@ -185,7 +185,9 @@ def test_no_query_orders_by_current_salience_then_layer(client: TestClient) -> N
     assert result["items"][0]["components"]["relevance"] is None
     assert result["signals"] == ["salience"]
     assert ids(retrieve(client, min_salience=0.5)) == [high["id"], working["id"], episodic["id"]]
+    # limits between the statement's steps (salience_repository.LIMIT_STEPS) cut exactly
     assert ids(retrieve(client, limit=1)) == [high["id"]]
+    assert ids(retrieve(client, limit=3)) == [high["id"], working["id"], episodic["id"]]
 
 
 def test_salience_breaks_equal_relevance(client: TestClient) -> None:

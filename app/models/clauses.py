@@ -47,7 +47,7 @@ def read_rule(rec: Any, max_rank: Any, scopes: Any | None) -> ColumnElement[bool
     with the parameters)."""
     cond: ColumnElement[bool] = rec.sensitivity <= max_rank
     if scopes is not None:
-        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(scopes)))
+        cond = and_(cond, or_(rec.scope.is_(None), is_among(rec.scope, scopes)))
     return cond
 
 
@@ -86,19 +86,33 @@ def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
 
 
 def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnElement[bool]:
+    return is_among(column, list_param(name, dialect, String, **value))
+
+
+def list_param(name: str | None, dialect: str, element: Any = String, **value: Any) -> Any:
+    """A bind parameter for a list of values: on PostgreSQL one array of `element`, so
+    that a statement has one text whatever the list's length (an expanding parameter
+    writes one placeholder a value, and each length is then its own statement, prepared
+    apart on every connection); elsewhere an expanding one. Used through `is_among`."""
     if dialect == "postgresql":
-        array = bindparam(name, type_=postgresql.ARRAY(String), **value)
-        cond: ColumnElement[bool] = column == any_(array)
-        return cond
-    listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True, **value))
-    return listed
+        return bindparam(name, type_=postgresql.ARRAY(element), **value)
+    return bindparam(name, expanding=True, **value)
 
 
-def visible_param(rec: Any, scoped: bool) -> ColumnElement[bool]:
+def is_among(column: Any, listed: Any) -> ColumnElement[bool]:
+    """`column` is one of `listed`: a list of values, or a `list_param`."""
+    if isinstance(getattr(listed, "type", None), postgresql.ARRAY):
+        among_array: ColumnElement[bool] = column == any_(listed)
+        return among_array
+    among_list: ColumnElement[bool] = column.in_(listed)
+    return among_list
+
+
+def visible_param(rec: Any, scoped: bool, dialect: str) -> ColumnElement[bool]:
     """`visible` with the ceiling and the readable scopes (`scoped`: the caller reads some
     scopes only) left to the bind parameters `rank` and `readable` (`visibility_params`),
     for statements built once."""
-    readable: Any = bindparam("readable", expanding=True) if scoped else None
+    readable = list_param("readable", dialect) if scoped else None
     return read_rule(rec, bindparam("rank"), readable)
 
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Float, bindparam, func, select
+from sqlalchemy import Float, SmallInteger, String, bindparam, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import Status
 from app.models import RecordRow, TagRow
-from app.models.clauses import current_salience_sql, off_index, read_rule
+from app.models.clauses import current_salience_sql, is_among, list_param, off_index, read_rule
 from app.records.filters import RecordQuery
 
 
@@ -44,7 +44,7 @@ def tags_all_clause(tags: Sequence[str]) -> ColumnElement[bool]:
 def _tags_all(tags: Any, count: Any) -> ColumnElement[bool]:
     having = (
         select(TagRow.record_id)
-        .where(TagRow.tag.in_(tags))
+        .where(is_among(TagRow.tag, tags))
         .group_by(TagRow.record_id)
         .having(func.count(TagRow.tag) == count)
     )
@@ -118,7 +118,7 @@ def filter_params(query: RecordQuery) -> dict[str, Any]:
     }
 
 
-Param = Callable[[str, bool], Any]  # (name, expanding) -> a bind parameter
+Param = Callable[[str, bool], Any]  # (name, listed) -> a bind parameter (listed: list_param)
 
 
 def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
@@ -126,16 +126,16 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
     rank, readable = param("f_rank", False), param("f_readable", True)
     clauses = [read_rule(RecordRow, rank, readable if shape.scoped else None)]
     if shape.types:
-        clauses.append(RecordRow.type.in_(param("f_types", True)))
+        clauses.append(is_among(RecordRow.type, param("f_types", True)))
     if shape.scopes:
-        clauses.append(RecordRow.scope.in_(param("f_scopes", True)))
+        clauses.append(is_among(RecordRow.scope, param("f_scopes", True)))
     if shape.tags:
         clauses.append(_tags_all(param("f_tags", True), param("f_tag_count", False)))
     if shape.sensitivities:
-        clauses.append(RecordRow.sensitivity.in_(param("f_sensitivities", True)))
+        clauses.append(is_among(RecordRow.sensitivity, param("f_sensitivities", True)))
     if shape.statuses:
         status = _status_column(shape.dialect, shape.active_wanted)
-        clauses.append(status.in_(param("f_statuses", True)))
+        clauses.append(is_among(status, param("f_statuses", True)))
     now = param("f_now", False)
     if shape.min_salience:
         clauses.append(current_salience_sql(shape.dialect, now) >= param("f_min_salience", False))
@@ -146,19 +146,26 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
     if shape.created_before:
         clauses.append(RecordRow.created_at < param("f_created_before", False))
     if shape.ids:
-        clauses.append(RecordRow.id.in_(param("f_ids", True)))
+        clauses.append(is_among(RecordRow.id, param("f_ids", True)))
     return clauses
 
 
 _TYPES = {"f_now": Float(), "f_min_salience": Float(), "f_max_salience": Float()}
+_ELEMENTS = {"f_sensitivities": SmallInteger()}  # of the lists; the others are text
+
+
+def _param(dialect: str, name: str, listed: bool, **value: Any) -> Any:
+    if listed:
+        return list_param(name, dialect, _ELEMENTS.get(name, String()), **value)
+    return bindparam(name, type_=_TYPES.get(name), **value)
 
 
 @cache
 def bound_clauses(shape: FilterShape) -> tuple[ColumnElement[bool], ...]:
     """The clauses of `shape` with their values left to parameters (`filter_params`)."""
 
-    def param(name: str, expanding: bool) -> Any:
-        return bindparam(name, expanding=expanding, type_=_TYPES.get(name))
+    def param(name: str, listed: bool) -> Any:
+        return _param(shape.dialect, name, listed)
 
     return tuple(_clauses(shape, param))
 
@@ -168,7 +175,7 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     vector search; the same clauses as `bound_clauses`)."""
     values = filter_params(query)
 
-    def param(name: str, expanding: bool) -> Any:
-        return bindparam(name, values[name], expanding=expanding, type_=_TYPES.get(name))
+    def param(name: str, listed: bool) -> Any:
+        return _param(dialect, name, listed, value=values[name])
 
     return _clauses(filter_shape(query, dialect), param)

@@ -18,11 +18,22 @@ from app.relations.clauses import Edges, edges_column
 from app.retrieve.repository import layer_rank, rows_and_edges
 from app.trust import Visibility
 
+# The limits written into the statement text, each its own statement (prepared once per
+# connection on PostgreSQL, which keeps 100): a request's limit is read as the next step
+# up and the rows past it dropped, so the 520 possible limits make a few statements.
+LIMIT_STEPS = (10, 20, 30, 50, 100, 250, 520)
+
+
+def limit_step(limit: int) -> int:
+    """The statement limit that reads `limit` rows: the next of LIMIT_STEPS up."""
+    return next((step for step in LIMIT_STEPS if step >= limit), limit)
+
 
 def by_salience(session: Session, records: RecordQuery, limit: int) -> list[RecordRow]:
     """No query: current salience, then layer order, then newest."""
     stmt = _by_salience_statement(filter_shape(records, dialect_of(session)), None)
-    return list(session.scalars(stmt, {**filter_params(records), "limit": limit}))
+    params = {**filter_params(records), "limit": limit_step(limit)}
+    return list(session.scalars(stmt, params))[:limit]
 
 
 def by_salience_with_edges(
@@ -34,11 +45,12 @@ def by_salience_with_edges(
     params = {
         **filter_params(records),
         **visibility_params(reading),
-        "limit": limit,
+        "limit": limit_step(limit),
         "edge_limit": edge_limit,
     }
     rows, edges = rows_and_edges(session.execute(stmt, params))
-    return list(rows.values()), edges
+    kept = list(rows.values())[:limit]
+    return kept, {row.id: edges[row.id] for row in kept}
 
 
 @cache
