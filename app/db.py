@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import deadline, json_codec, write_behind
+from app import deadline, engine_cache, json_codec, write_behind
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -188,6 +188,7 @@ def make_engine(
             url, pool_pre_ping=True, connect_args=connect_args, **_JSON_CODEC, **pool
         )
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
+        engine_cache.remember_identity(engine)  # process caches start over on another
     else:
         engine = _sqlite_engine(url, cfg, pool)
     watchdog = deadline.install(engine, cfg)

@@ -1,29 +1,73 @@
-"""Process-local caches that belong to one database: a value per engine, created on first
-use and dropped with the engine (tests and tools open many databases in one process)."""
+"""Process-local caches that belong to one database: a value per database, created on
+first use, dropped with the engine (tests and tools open many databases in one process),
+and created anew when the connections reach another database at the same URL.
+
+A value is kept per connection pool, which an engine shares with the engines derived from
+it by `execution_options` (the read-only sessions' and the writers'), so they share one
+value. On PostgreSQL every new connection notes the identity of the database it reached
+(`remember_identity`: the cluster's system identifier and the database's oid): a cluster
+rebuilt or a database restored at the same URL starts every value over. The values may
+hold what is only true of one database, as pg_vector_cache's row versions (`xmin`) are:
+a restored database numbers its rows' versions anew."""
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import Pool
 
 T = TypeVar("T")
+
+DATABASE_IDENTITY = "membrane_database_identity"  # key in a connection's info
+_IDENTITY_SQL = (
+    "SELECT (SELECT system_identifier FROM pg_control_system()), oid"
+    " FROM pg_database WHERE datname = current_database()"
+)
+
+
+def remember_identity(engine: Engine) -> None:
+    """PostgreSQL: each new connection of `engine` keeps its database's identity in its
+    info (one statement a connection)."""
+    event.listen(engine, "connect", _note_identity)
+
+
+def _note_identity(dbapi_conn: Any, record: Any) -> None:
+    import psycopg
+
+    try:
+        record.info[DATABASE_IDENTITY] = tuple(dbapi_conn.execute(_IDENTITY_SQL).fetchone())
+    except psycopg.Error:  # pg_control_system() revoked: the identity stays unknown
+        record.info[DATABASE_IDENTITY] = None
+    dbapi_conn.rollback()
+
+
+def database_identity(session: Session) -> Hashable:
+    """The identity of the database the session's connection reached; None on SQLite (a
+    file's values are not kept apart from a file replaced) or where it is unknown."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    identity: Hashable = session.connection().info.get(DATABASE_IDENTITY)
+    return identity
 
 
 class PerEngine(Generic[T]):
     def __init__(self, factory: Callable[[], T]) -> None:
         self._factory = factory
-        self._values: weakref.WeakKeyDictionary[Engine, T] = weakref.WeakKeyDictionary()
+        self._values: weakref.WeakKeyDictionary[Pool, tuple[Hashable, T]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._lock = threading.Lock()
 
     def of(self, session: Session) -> T:
-        engine = session.get_bind().engine
+        pool = session.get_bind().engine.pool
+        identity = database_identity(session)
         with self._lock:
-            value = self._values.get(engine)
-            if value is None:
-                value = self._values[engine] = self._factory()
-            return value
+            kept = self._values.get(pool)
+            if kept is None or kept[0] != identity:
+                kept = self._values[pool] = (identity, self._factory())
+            return kept[1]

@@ -11,9 +11,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, text
+from sqlalchemy.engine import make_url
 
 from app import deadline
 from app.db import Database, Tier
@@ -104,6 +106,8 @@ def test_the_vectors_are_read_once_and_scored_as_postgres_scores_them(
         assert first[rid] == pytest.approx(similarity, abs=1e-6)
         assert again[rid] == pytest.approx(similarity, abs=1e-6)
     assert max(again, key=lambda r: again[r]) == ids[3]
+    with db.transaction() as s:  # writers' sessions share the read sessions' cache
+        assert pg_vector_cache.cache_of(s) is cache_of(db)
 
 
 def test_a_vector_written_again_is_read_again(
@@ -184,3 +188,25 @@ def test_vectors_read_in_binary_are_those_read_as_text(
     assert dict((rid, v) for rid, v, _ in binary)[ids[0]] == xmin
     vec = np.frombuffer(dict((rid, raw) for rid, _, raw in binary)[ids[0]] or b"", ">f4", offset=4)
     assert vec.shape == (len(graded(0)),)
+
+
+def test_a_database_replaced_at_the_same_url_starts_the_cache_over(
+    small_scope: tuple[Database, list[str], list[str]],
+    pg_url: str,
+    pg_server: Any,
+    pg_template: str,
+    make_client: Callable[..., TestClient],
+) -> None:
+    """The versions are the rows' transaction ids, which a restored database or a new
+    cluster numbers anew: when the connections reach another database at the URL (its
+    oid, the cluster's identifier), the vectors kept from the old one are dropped."""
+    db, ids, statements = small_scope
+    search(db, ids, statements)
+    assert len(cache_of(db)) == RECORDS
+    name = str(make_url(pg_url).database)
+    with psycopg.connect(str(pg_server.get_uri()), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
+    others = add_records(make_client(make_settings(pg_url)), 3)
+    found = search(db, others, statements)
+    assert found == {} and len(cache_of(db)) == 3  # none of the old database's twelve

@@ -14,7 +14,10 @@ row in the same transaction (`embedding.queue_repository.store_vectors`), and a 
 removed only with its record or, with all others, by `drop_all_vectors`, which writes
 the rows of every record that had one (those without text too). Any other update of a
 record (salience, status) changes its version too: the next retrieve reads that vector
-again, once."""
+again, once. A version is a transaction id, which another database (a restore, a new
+cluster at the same URL) numbers anew: the cache is kept per database identity
+(app/engine_cache.py), and a 32-bit id coming round again to a cached record's own
+version with another vector is the one case left."""
 
 from __future__ import annotations
 
