@@ -224,6 +224,9 @@ class DatabaseSettings(BaseModel):
     # PostgreSQL: give up opening a connection after this (an unreachable host answers 503
     # instead of holding the request); TCP keepalives notice a peer that vanished.
     pg_connect_timeout_s: int = Field(default=4, ge=1, le=300)
+    # PostgreSQL: a pooled connection idle longer than this is pinged (a round trip)
+    # before use; sooner only when the server has ended its session (app/pool_health.py).
+    pg_ping_after_idle_s: float = Field(default=10.0, ge=0)
     # SQLite: how long a writer waits for another process's write lock (then 503).
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
     # SQLite: how much of the database file each connection reads through a memory map

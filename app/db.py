@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import deadline, engine_cache, json_codec, write_behind
+from app import deadline, engine_cache, json_codec, pool_health, write_behind
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -184,9 +184,8 @@ def make_engine(
             "options": deadline.pg_options(cfg),
             "application_name": application_name,  # pg_stat_activity tells reads apart
         }
-        engine = create_engine(
-            url, pool_pre_ping=True, connect_args=connect_args, **_JSON_CODEC, **pool
-        )
+        engine = create_engine(url, connect_args=connect_args, **_JSON_CODEC, **pool)
+        pool_health.install(engine, cfg.pg_ping_after_idle_s)  # instead of pre-ping
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
         engine_cache.remember_identity(engine)  # process caches start over on another
     else:

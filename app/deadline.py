@@ -169,12 +169,23 @@ def install(engine: Engine, cfg: DatabaseSettings) -> Watchdog:
 
     event.listen(engine, "before_cursor_execute", arm)
     event.listen(engine, "after_cursor_execute", lambda *_args: watchdog.disarm())
-    event.listen(engine, "handle_error", lambda _context: watchdog.disarm())
+    event.listen(engine, "handle_error", _disarmed_on_error(watchdog))
     if postgres:
         event.listen(engine, "begin", _lift_outside_requests)
     else:
         event.listen(engine, "connect", _sqlite_interrupts(watchdog))
     return watchdog
+
+
+def _disarmed_on_error(watchdog: Watchdog) -> Callable[[Any], None]:
+    """The handle_error listener. It returns None: SQLAlchemy raises whatever such a
+    listener returns instead of the error, and `disarm`'s True (the watchdog cut this
+    call) had turned a statement cut at its deadline into an AttributeError, a 500."""
+
+    def disarm(_context: Any) -> None:
+        watchdog.disarm()
+
+    return disarm
 
 
 def _watched(call: Callable[[Any], Any], watchdog: Watchdog) -> Any:

@@ -24,7 +24,7 @@ from app import deadline
 from app.config import DatabaseSettings
 from app.db import Database, normalize_url
 from app.deadline import serving_request
-from app.errors import PROBLEM_BASE, timed_out
+from app.errors import PROBLEM_BASE, database_unavailable, timed_out
 from app.migrate import upgrade
 from tests.conftest import auth, fresh_pg_database
 from tests.fault_support import Load, Op, Outcome, own_postgres_server, service
@@ -87,6 +87,29 @@ def test_postgres_times_out_a_requests_statement_and_lock_wait(pg_url: str) -> N
         with db.read_transaction() as session:  # outside a request the timeouts are lifted
             assert session.execute(text("SHOW statement_timeout")).scalar() == "0"
             session.execute(text("SELECT pg_sleep(0.5)"))
+    finally:
+        db.dispose()
+
+
+@pytest.mark.postgres
+def test_a_postgres_statement_cut_by_the_watchdog_is_an_unavailable_database(
+    pg_url: str,
+) -> None:
+    """The server does not time the statement out (its timeout off); the process's
+    watchdog cuts the connection at the request deadline: the caller gets the driver's
+    error as SQLAlchemy wraps it, which the service answers 503 (not an AttributeError
+    and a 500: the watchdog's handle_error listener once returned a bool)."""
+    db = Database(pg_url, _cfg(request_deadline_s=0.5, statement_timeout_ms=0))
+    try:
+        with (
+            serving_request(),
+            pytest.raises(OperationalError) as cut,
+            db.read_transaction() as session,
+        ):
+            session.execute(text("SELECT pg_sleep(5)"))
+        assert database_unavailable(cut.value)
+        with serving_request(), db.read_transaction() as session:  # a new connection serves
+            assert session.execute(text("SELECT 1")).scalar() == 1
     finally:
         db.dispose()
 
