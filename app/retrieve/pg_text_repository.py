@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    ARRAY,
     Float,
     Select,
     bindparam,
@@ -33,8 +34,9 @@ from sqlalchemy import (
     literal_column,
     select,
     true,
+    type_coerce,
 )
-from sqlalchemy.dialects.postgresql import TSVECTOR
+from sqlalchemy.dialects.postgresql import TSVECTOR, aggregate_order_by
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -192,23 +194,40 @@ def _newest_only(matched: Select[Any], newest: Newest, source: TermSource) -> Se
 def _scored(matches: Any, source: TermSource) -> Select[Any]:
     """(id, score, score without the unscored lexemes' parts) of the `matches` (id,
     query-only tsvector, dl), best first by BM25 over every query lexeme (the source's
-    weights)."""
-    avgdl = select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery()
-    parts = (
-        func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").lateral("parts")
-    )
+    weights). Each match is scored by a lateral aggregate over its own few lexemes, each
+    lexeme's idf looked up in two arrays made once, instead of every match's lexemes
+    joined to the weights (a hash join built per match) and grouped again (a hash
+    aggregate over all of them): a BM25 call 4.7-5.0 -> 4.3-4.5 ms at 2,000 records (80
+    LoCoMo questions, across every scope, in one scope, with an unscored word)."""
+    avgdl = type_coerce(select(func.greatest(func.avg(matches.c.dl), 1.0)).scalar_subquery(), Float)
     weights = source.weights
+    names = select(func.array_agg(aggregate_order_by(weights.c.lexeme, weights.c.lexeme)))
+    idfs = select(func.array_agg(aggregate_order_by(weights.c.idf, weights.c.lexeme)))
+    parts = func.unnest(matches.c.tsv).table_valued("lexeme", "positions", "weights").alias("parts")
+    idf = type_coerce(idfs.scalar_subquery(), ARRAY(Float))[
+        func.array_position(names.scalar_subquery(), parts.c.lexeme)
+    ]
     tf = func.coalesce(func.cardinality(parts.c.positions), 1)
     norm = K1 * (1 - B + B * matches.c.dl / avgdl)
-    part = weights.c.idf * tf * (K1 + 1) / (tf + norm)
-    scored = func.sum(part).filter(weights.c.lexeme != func.all(source.silent))
-    score = func.sum(part).label("score")
+    # each lexeme's part written once (twice, the statement passed psycopg's 4,096 bytes)
+    each = (
+        select(parts.c.lexeme, (idf * tf * (K1 + 1) / (tf + norm)).label("p"))
+        .correlate(matches)
+        .subquery("x")
+    )
+    sums = select(
+        func.sum(each.c.p).label("score"),
+        func.sum(each.c.p).filter(each.c.lexeme != func.all(source.silent)).label("scored"),
+    ).lateral("sums")
+    score = sums.c.score
     # Ordered by the label: the expression a third time made the all-scope statement
     # 4,186 bytes, past the 4,096 up to which psycopg keeps a statement's conversion.
     return (
-        select(matches.c.id, score, func.coalesce(scored, 0.0).label("unscored"))
-        .select_from(matches.join(parts, true()).join(weights, weights.c.lexeme == parts.c.lexeme))
-        .group_by(matches.c.id)
+        select(
+            matches.c.id, score.label("score"), func.coalesce(sums.c.scored, 0.0).label("unscored")
+        )
+        .select_from(matches.join(sums, true()))
+        .where(score.is_not(None))  # a match none of whose lexemes is weighed: as the join was
         .order_by(score.desc(), matches.c.id)
     )
 
