@@ -2,7 +2,8 @@
 (a record read by its id, a scope's latest episode, a small scope's two retrieval reads:
 its admitted records and its BM25, whose plan is the scope's rows whatever the words,
 two reads by key of every query retrieve: the look-up of the entities the query names
-and the full rows of the selected records, and a retrieve without a query) are prepared
+and the full rows of the selected records, the temporal neighbours of episodic hits, and
+a retrieve without a query) are prepared
 on their connection and, after PostgreSQL's five custom plans, run on one generic plan
 without planning where it costs no more; nothing else is prepared, since one generic
 plan for retrieval's data-dependent statements made all-scope BM25 822 ms at p95
@@ -73,7 +74,7 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
         assert found == []
         return
     reads = [generic for statement, generic in found if "WHERE records.id = $" in statement]
-    latest = [s for s, _ in found if "ORDER BY records.created_at DESC" in s]
+    latest = [s for s, _ in found if s.startswith("SELECT records.id, records.payload")]
     bm25 = [generic for statement, generic in found if "counted AS MATERIALIZED" in statement]
     headers = "SELECT records.id, records.type, records.scope"  # the admitted records'
     admitted = [generic for statement, generic in found if statement.startswith(headers)]
@@ -95,4 +96,8 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     # rounded up to a step (salience_repository.LIMIT_STEPS): one statement for 3 to 10
     best = [generic for statement, generic in found if "LIMIT 10) AS best" in statement]
     assert len(best) == 1 and best[0] >= 1
-    assert len(found) == 8  # and none of the all-scope retrieve's data-dependent ones
+    # The temporal neighbours of the all-scope retrieve's episodic hits: one statement
+    # whatever the number of seeds (an array)
+    near = [s for s, _ in found if s.startswith("WITH near AS MATERIALIZED")]
+    assert len(near) == 1
+    assert len(found) == 9  # and none of the all-scope retrieve's data-dependent ones

@@ -7,15 +7,16 @@ from collections.abc import Container, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, and_, any_, bindparam, case, or_, select
+from sqlalchemy import Select, and_, any_, case, or_, select
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
-from app.db import column_rows, dialect_of
+from app.db import column_rows, dialect_of, prepared
 from app.enums import MemoryType
 from app.models import RecordRow
+from app.models.clauses import among_param
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
@@ -91,15 +92,20 @@ def _candidates_statement(
     candidate passes the filters, and its header; built once per shape."""
     clauses = bound_clauses(shape)
     filters = (*clauses, _episodic()) if exact else (_episodic(),)
-    near = _near_lookups(in_scope, width, filters, "near_exact" if exact else "near")
+    near = _near_lookups(shape.dialect, in_scope, width, filters, "near_exact" if exact else "near")
     slots = [c for c in near.c if c.name != "seed_id"]
     # The filters are a column, not the join's condition: in the condition, SQLite
     # without statistics (a new store) read the whole scope for each seed through the
     # scope index instead of looking each candidate up by primary key.
     passes = case((and_(*clauses), True), else_=False)
     columns = header_columns(shape.dialect, mentioning)
-    return select(near.c.seed_id, *slots, passes, *columns).outerjoin(
-        RecordRow, _among_slots(shape.dialect, slots)
+    # Prepared on PostgreSQL (parsing and planning it were ~0.7 ms of server time an
+    # all-scope retrieve): its plan is the seeds by primary key and, per seed, walks of the
+    # (scope, created_at, id) index, whatever the values; the seeds are one array.
+    return prepared(
+        select(near.c.seed_id, *slots, passes, *columns).outerjoin(
+            RecordRow, _among_slots(shape.dialect, slots)
+        )
     )
 
 
@@ -140,7 +146,7 @@ def _picked(
 
 
 def _near_lookups(
-    in_scope: bool, width: int, clauses: Sequence[ColumnElement[bool]], name: str
+    dialect: str, in_scope: bool, width: int, clauses: Sequence[ColumnElement[bool]], name: str
 ) -> CTE:
     """seed_id and, per seed of the `seed_ids` parameter, the ids of the `width` nearest
     records passing `clauses` before it (nearest first), then of the `width` after it, in
@@ -153,11 +159,10 @@ def _near_lookups(
             (before, k) for before in (True, False) for k in range(width)
         )
     ]
-    ids: Any = bindparam("seed_ids", expanding=True)
     # Materialized: each seed's look-ups run once, not again for every row they join.
     return (
         select(seed.id.label("seed_id"), *lookups)
-        .where(seed.id.in_(ids))
+        .where(among_param(seed.id, "seed_ids", dialect))
         .cte(name)
         .prefix_with("MATERIALIZED")
     )
