@@ -171,9 +171,8 @@ class RankingSettings(BaseModel):
     # most). At a million clustered records 1000 found 96 % of the exact top 10, 400 87 %
     # in half the search time (DESIGN.md §9).
     ef_search: int = Field(default=1000, ge=10, le=1000)
-    # PostgreSQL + pgvector: how many stored vectors a process keeps for retrieves whose
-    # scopes hold no more records than the candidate pool (app/retrieve/pg_vector_cache.py;
-    # 384 dimensions: ~1.6 kB each). 0: none kept, each such retrieve reads its vectors.
+    # PostgreSQL + pgvector: stored vectors a process keeps per database for small scopes'
+    # retrieves (retrieve/pg_vector_cache.py; ~1.6 kB each). 0: none, each reads its own.
     vector_cache_size: int = Field(default=20_000, ge=0, le=10_000_000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     # The selector's weights of applicability, success rate and recency: the original's
@@ -224,8 +223,7 @@ class DatabaseSettings(BaseModel):
     # PostgreSQL: give up opening a connection after this (an unreachable host answers 503
     # instead of holding the request); TCP keepalives notice a peer that vanished.
     pg_connect_timeout_s: int = Field(default=4, ge=1, le=300)
-    # PostgreSQL: a pooled connection idle longer than this is pinged (a round trip)
-    # before use; sooner only when the server has ended its session (app/pool_health.py).
+    # PostgreSQL: a pooled connection idle longer than this is pinged before use (pool_health)
     pg_ping_after_idle_s: float = Field(default=10.0, ge=0)
     # SQLite: how long a writer waits for another process's write lock (then 503).
     sqlite_busy_timeout_ms: int = Field(default=5000, ge=0)
@@ -267,9 +265,8 @@ class DatabaseSettings(BaseModel):
     @field_validator("read_urls")
     @classmethod
     def _postgres_only(cls, urls: list[str]) -> list[str]:
-        for url in urls:
-            if not url.startswith(("postgresql", "postgres:")):
-                raise ValueError("read replicas are PostgreSQL URLs (postgresql://...)")
+        if any(not url.startswith(("postgresql", "postgres:")) for url in urls):
+            raise ValueError("read replicas are PostgreSQL URLs (postgresql://...)")
         return urls
 
 

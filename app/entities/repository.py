@@ -128,7 +128,7 @@ def _matching_statement(
     the words, and parsing and planning it had been ~0.4 ms of server time a retrieve."""
     live = and_(
         among_param(RecordRow.status, "statuses", dialect),
-        visible_param(RecordRow, scoped_reader, dialect),
+        visible_param(RecordRow, scoped_reader),
     )
     stmt = (
         select(EntityTermRow.record_id, EntityTermRow.term, live)

@@ -80,7 +80,7 @@ def _groups_statement(dialect: str, scoped: bool) -> Select[Any]:
             RecordRow.created_at,
             current_salience_sql(dialect, now).label("salience"),
         )
-        .where(visible_param(RecordRow, scoped, dialect))
+        .where(visible_param(RecordRow, scoped))
         .offset(0)
         .subquery()
     )
@@ -116,7 +116,7 @@ def audit_tallies(
     `vis` may read. A caller who may read everything also counts the entries of records
     deleted since (their trail outlives them)."""
     reads_all = vis.scopes is None and vis.max_rank >= HIGHEST_RANK
-    stmt = _tallies_statement(dialect_of(session), reads_all, vis.scopes is not None)
+    stmt = _tallies_statement(reads_all, vis.scopes is not None)
     params = {**visibility_params(vis), "since": since, "revisions": list(revision_actions)}
     entries, reinforced, revised, reinforced_since, penalized_since = column_rows(
         session, stmt, params
@@ -127,9 +127,7 @@ def audit_tallies(
 
 
 @cache
-def _tallies_statement(
-    dialect: str, reads_all: bool, scoped: bool
-) -> Select[int, int, int, int, int]:
+def _tallies_statement(reads_all: bool, scoped: bool) -> Select[int, int, int, int, int]:
     """Over the audit rows about records the caller may read (`reads_all`: every row,
     deleted records' trails included); built once, the values are parameters."""
     action = AuditRow.action
@@ -144,7 +142,7 @@ def _tallies_statement(
     if reads_all:
         return stmt
     return stmt.join(RecordRow, RecordRow.id == AuditRow.record_id).where(
-        visible_param(RecordRow, scoped, dialect)
+        visible_param(RecordRow, scoped)
     )
 
 
@@ -157,7 +155,7 @@ class UsageTotals:
 
 def usage_totals(session: Session, vis: Visibility) -> UsageTotals:
     """Competence performance and plan execution counts, in one pass over those types."""
-    stmt = _usage_statement(dialect_of(session), vis.scopes is not None)
+    stmt = _usage_statement(vis.scopes is not None)
     ok, failed, plan_avg = column_rows(session, stmt, visibility_params(vis)).one()
     return UsageTotals(
         competence_successes=float(ok or 0.0),
@@ -167,7 +165,7 @@ def usage_totals(session: Session, vis: Visibility) -> UsageTotals:
 
 
 @cache
-def _usage_statement(dialect: str, scoped: bool) -> Select[Any]:
+def _usage_statement(scoped: bool) -> Select[Any]:
     """Three scalar look-ups, each over the records of one type by the type index. (One
     scan filtered on both types made SQLite's planner, whose statistics say a type holds
     half the store, read the whole table: 0.6 ms instead of 0.01 at 2,000 records, where
@@ -177,7 +175,7 @@ def _usage_statement(dialect: str, scoped: bool) -> Select[Any]:
         value = RecordRow.payload[path].as_float()
         return (
             select(aggregate(value))
-            .where(visible_param(RecordRow, scoped, dialect), RecordRow.type == memory_type)
+            .where(visible_param(RecordRow, scoped), RecordRow.type == memory_type)
             .scalar_subquery()
         )
 

@@ -90,10 +90,10 @@ def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnE
 
 
 def list_param(name: str | None, dialect: str, element: Any = String, **value: Any) -> Any:
-    """A bind parameter for a list of values: on PostgreSQL one array of `element`, so
-    that a statement has one text whatever the list's length (an expanding parameter
-    writes one placeholder a value, and each length is then its own statement, prepared
-    apart on every connection); elsewhere an expanding one. Used through `is_among`."""
+    """A bind parameter for a list of ids: on PostgreSQL one array of `element`, so that
+    a statement has one text whatever the list's length (an expanding parameter writes
+    one placeholder a value: each length its own statement); elsewhere an expanding one.
+    Used through `is_among`. Not for a filter's short lists (records.clauses `_param`)."""
     if dialect == "postgresql":
         return bindparam(name, type_=postgresql.ARRAY(element), **value)
     return bindparam(name, expanding=True, **value)
@@ -108,11 +108,12 @@ def is_among(column: Any, listed: Any) -> ColumnElement[bool]:
     return among_list
 
 
-def visible_param(rec: Any, scoped: bool, dialect: str) -> ColumnElement[bool]:
+def visible_param(rec: Any, scoped: bool) -> ColumnElement[bool]:
     """`visible` with the ceiling and the readable scopes (`scoped`: the caller reads some
     scopes only) left to the bind parameters `rank` and `readable` (`visibility_params`),
-    for statements built once."""
-    readable = list_param("readable", dialect) if scoped else None
+    for statements built once. An expanding list, not an array: see records.clauses
+    `_param`."""
+    readable: Any = bindparam("readable", expanding=True) if scoped else None
     return read_rule(rec, bindparam("rank"), readable)
 
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Float, SmallInteger, String, bindparam, func, select
+from sqlalchemy import Float, bindparam, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import Status
 from app.models import RecordRow, TagRow
-from app.models.clauses import current_salience_sql, is_among, list_param, off_index, read_rule
+from app.models.clauses import current_salience_sql, is_among, off_index, read_rule
 from app.records.filters import RecordQuery
 
 
@@ -118,7 +118,7 @@ def filter_params(query: RecordQuery) -> dict[str, Any]:
     }
 
 
-Param = Callable[[str, bool], Any]  # (name, listed) -> a bind parameter (listed: list_param)
+Param = Callable[[str, bool], Any]  # (name, listed) -> a bind parameter (`_param`)
 
 
 def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
@@ -151,12 +151,17 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
 
 
 _TYPES = {"f_now": Float(), "f_min_salience": Float(), "f_max_salience": Float()}
-_ELEMENTS = {"f_sensitivities": SmallInteger()}  # of the lists; the others are text
 
 
-def _param(dialect: str, name: str, listed: bool, **value: Any) -> Any:
+def _param(name: str, listed: bool, **value: Any) -> Any:
+    """A clause's bind parameter. Its lists (types, scopes, statuses, ...) stay expanding
+    lists on PostgreSQL too, one placeholder a value, though each length is then its own
+    statement: as one array (`= ANY($1)`), PostgreSQL kept planning the prepared
+    statements on every call instead of taking their generic plan, and a one-scope
+    retrieve's admitted records took 0.82 ms to read instead of 0.43 (a one-value IN list
+    is planned as an equality; the twenty-first session's statement log)."""
     if listed:
-        return list_param(name, dialect, _ELEMENTS.get(name, String()), **value)
+        return bindparam(name, expanding=True, **value)
     return bindparam(name, type_=_TYPES.get(name), **value)
 
 
@@ -165,7 +170,7 @@ def bound_clauses(shape: FilterShape) -> tuple[ColumnElement[bool], ...]:
     """The clauses of `shape` with their values left to parameters (`filter_params`)."""
 
     def param(name: str, listed: bool) -> Any:
-        return _param(shape.dialect, name, listed)
+        return _param(name, listed)
 
     return tuple(_clauses(shape, param))
 
@@ -176,6 +181,6 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     values = filter_params(query)
 
     def param(name: str, listed: bool) -> Any:
-        return _param(dialect, name, listed, value=values[name])
+        return _param(name, listed, value=values[name])
 
     return _clauses(filter_shape(query, dialect), param)

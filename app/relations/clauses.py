@@ -57,7 +57,7 @@ def edges_column(dialect: str, scoped: bool) -> ColumnElement[Any]:
         .outerjoin(_EDGE_END, _EDGE_END.id == _EDGE.target_id)
         .where(
             _EDGE.source_id == RecordRow.id,
-            or_(_EDGE_END.id.is_(None), visible_param(_EDGE_END, scoped, dialect)),
+            or_(_EDGE_END.id.is_(None), visible_param(_EDGE_END, scoped)),
         )
         .order_by(_EDGE.id)
         .limit(bindparam("edge_limit"))

@@ -111,7 +111,7 @@ def _edges_statement(dialect: str, outgoing: bool, scoped: bool) -> Select[Relat
         .outerjoin(other, other.id == other_end)
         .where(
             among_param(this_end, "ids", dialect),
-            or_(other.id.is_(None), visible_param(other, scoped, dialect)),
+            or_(other.id.is_(None), visible_param(other, scoped)),
         )
         .order_by(RelationRow.id)
     )
