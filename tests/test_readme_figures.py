@@ -429,14 +429,16 @@ def no_query_statement() -> list[Figure]:
     return figures
 
 
-def p50_pairs(name: str, commits: tuple[str, str], runs: int, ops: dict[str, str]) -> list[Figure]:
-    """Alternated HTTP pairs of `latency-postgres-{name}-{commit}-{k}.json`, the code before
+def p50_pairs(
+    name: str, commits: tuple[str, str], runs: int, ops: dict[str, str], store: str = "postgres"
+) -> list[Figure]:
+    """Alternated HTTP pairs of `latency-{store}-{name}-{commit}-{k}.json`, the code before
     first: for each operation of `ops`, the words before its p50 chain ('a / b → c / d ms')."""
     before, after = (
-        [load(f"latency-postgres-{name}-{c}-{k}.json")["operations"] for k in range(1, runs + 1)]
+        [load(f"latency-{store}-{name}-{c}-{k}.json")["operations"] for k in range(1, runs + 1)]
         for c in commits
     )
-    src = f"latency-postgres-{name}-{{{','.join(commits)}}}-{{1..{runs}}}.json: "
+    src = f"latency-{store}-{name}-{{{','.join(commits)}}}-{{1..{runs}}}.json: "
     figures = []
     for op, words in ops.items():
         chain = runs_before_after([r[op] for r in before], [r[op] for r in after], "p50_ms")
@@ -458,6 +460,31 @@ def twentieth_session() -> list[Figure]:
     ]
 
 
+def twenty_first_session() -> list[Figure]:
+    """The whole bench at the session's start and end (312a738 → 2c091fe, two pairs per
+    store), LoCoMo on PostgreSQL at c6b9c53."""
+    pg = {
+        "retrieve_query_one_scope": "PostgreSQL p50: one scope",
+        "retrieve_query_all_scopes": "all scopes",
+        "retrieve_no_query": "no query",
+        "get_record": "a GET",
+        "capture": "capture",
+        "healthz": "with `/healthz`",
+    }
+    sqlite = {
+        "retrieve_query_one_scope": "SQLite one scope",
+        "get_record": "a GET",
+        "batch_100": "batch of 100",
+    }
+    commits = ("312a738", "2c091fe")
+    recall = load("locomo-postgres-c6b9c53.json")["service"]["recall_at_k"]["10"]
+    return [
+        *p50_pairs("2000", commits, 2, pg),
+        *p50_pairs("2000", commits, 2, sqlite, store="sqlite"),
+        Figure("locomo-postgres-c6b9c53.json", f"c6b9c53: {recall:.4f}, as before"),
+    ]
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -471,6 +498,7 @@ FIGURES = (
     + consolidation_statistics()
     + no_query_statement()
     + twentieth_session()
+    + twenty_first_session()
 )
 
 
