@@ -26,7 +26,7 @@ from app.retrieve import pg_vector_cache, pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.pg_vector_repository import VECTOR_VERSION
 from app.trust import Visibility
-from tests.conftest import make_settings
+from tests.conftest import app_state, auth, make_settings
 from tests.test_vector_cache import add_records
 from tests.test_vector_search_pg import graded
 
@@ -111,7 +111,7 @@ def test_the_vectors_are_read_once_and_scored_as_postgres_scores_them(
 
 
 def test_a_vector_written_again_is_read_again(
-    small_scope: tuple[Database, list[str], list[str]],
+    small_scope: tuple[Database, list[str], list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Record 9 re-embedded to point where record 0 did, record 10 embedded at last: the
     next search reads those two vectors (their records' versions changed) and ranks by
@@ -120,8 +120,15 @@ def test_a_vector_written_again_is_read_again(
     search(db, ids, statements, query=0)
     with db.transaction() as s:
         queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[9], graded(0)), (ids[10], graded(1))])
+    asked: list[list[str]] = []
+
+    def read(session: Any, wanted: list[str]) -> list[tuple[str, int, bytes | None]]:
+        asked.append(wanted)
+        return pg_vector_repository.versioned_vectors(session, wanted)
+
+    monkeypatch.setattr(pg_vector_cache, "versioned_vectors", read)
     found = search(db, ids, statements, query=0)
-    assert reads_vectors(statements)
+    assert reads_vectors(statements) and asked == [[ids[9], ids[10]]]  # those two only
     assert found[ids[9]] == pytest.approx(1.0) and found[ids[10]] == pytest.approx(
         by_postgres(db, 0)[ids[10]], abs=1e-6
     )
@@ -210,3 +217,31 @@ def test_a_database_replaced_at_the_same_url_starts_the_cache_over(
     others = add_records(make_client(make_settings(pg_url)), 3)
     found = search(db, others, statements)
     assert found == {} and len(cache_of(db)) == 3  # none of the old database's twelve
+
+
+def test_retrieves_over_http_read_a_small_scopes_vectors_once(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """The service's own retrieve fills its cache: a query retrieve in a scope of a few
+    embedded records reads their vectors once, the next one none (its statements counted
+    on the service's engine)."""
+    embedding = {"provider": "local", "worker_enabled": False}  # the bundled model
+    client = make_client(make_settings(pg_url, embedding=embedding))
+    ids = add_records(client, 6)
+    with app_state(client).db.transaction() as s:
+        s.execute(text("UPDATE records SET scope = 'kept'"))
+        vectors = [(r, graded(i)) for i, r in enumerate(ids)]
+        queue_repo.store_vectors(s, Tier.pgvector, "m", vectors)
+    statements: list[str] = []
+    engine = app_state(client).db.engine
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    body = {"query": "fact 3", "scopes": ["kept"], "expand_context": False}
+    headers = auth("reader")
+    first = client.post("/v1/retrieve", json=body, headers=headers)
+    assert first.status_code == 200, first.text
+    assert reads_vectors(statements)
+    statements.clear()
+    second = client.post("/v1/retrieve", json={**body, "query": "fact 4"}, headers=headers)
+    assert second.status_code == 200, second.text
+    assert statements and not reads_vectors(statements)
+    assert len(cache_of(app_state(client).db)) == len(ids)
