@@ -13,14 +13,24 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from sqlalchemy import BigInteger, Float, Select, func, literal_column, select, text, union_all
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    Select,
+    bindparam,
+    func,
+    literal_column,
+    select,
+    text,
+    union_all,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
 
 from app.db import binary_rows, column_rows, prepared
 from app.models import RecordRow, pg_embeddings
-from app.models.clauses import among, among_param
-from app.records.clauses import query_clauses
+from app.models.clauses import among_param
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
     CarriedHeaders,
@@ -35,31 +45,53 @@ MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 VECTOR_VERSION: ColumnElement[int] = literal_column("records.xmin::text::bigint", BigInteger)
 
 
+# The query vector, one parameter however often a statement uses it (pgvector writes it
+# as text, ~0.1 ms each time it is bound), and its distance to a stored vector.
+_QUERY_VECTOR: BindParameter[Any] = bindparam("query_vector", type_=pg_embeddings.c.embedding.type)
+_DISTANCE = pg_embeddings.c.embedding.op("<=>", return_type=Float)(_QUERY_VECTOR)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What a search statement's text depends on: the filters' shape, and whether the
+    candidates checked against them carry their headers (and the mentions flag). The
+    statements are built once per shape and take every value as a parameter: building
+    one per request (an all-scope search of a small store) cost ~1.6 ms of the API's CPU,
+    its cache key included."""
+
+    filters: FilterShape
+    carried: bool
+    mentioning: bool
+
+    @property
+    def columns(self) -> list[Any]:
+        """header_columns when headers are carried, else none (the same columns each time)."""
+        return list(_header_columns(self.mentioning)) if self.carried else []
+
+    def padding(self) -> list[Any]:
+        """Empty header columns, for the rows of a statement that reads no headers."""
+        return [literal_column("NULL").label(f"h{i}") for i in range(len(self.columns))]
+
+
+@cache
+def _header_columns(mentioning: bool) -> tuple[Any, ...]:
+    return tuple(header_columns("postgresql", mentioning))
+
+
 @dataclass(frozen=True)
 class _Ask:
-    """One search: the query vector as one parameter (pgvector writes it as text, ~0.1 ms
-    each time it is bound), and the header columns read with checked candidates."""
+    """One search: its statements' shape, their values, and where carried headers go."""
 
-    vector: BindParameter[Any]
-    columns: tuple[Any, ...]  # header_columns when headers are carried, else none
+    shape: _Shape
     params: dict[str, Any]
     carry: CarriedHeaders | None
 
     @staticmethod
     def of(q: np.ndarray, records: RecordQuery, carry: CarriedHeaders | None) -> _Ask:
-        vector = BindParameter("query_vector", q, type_=pg_embeddings.c.embedding.type)
-        if carry is None:
-            return _Ask(vector, (), {}, None)
-        columns = tuple(header_columns("postgresql", bool(carry.mentioning)))
-        return _Ask(vector, columns, mentioning_params(carry.mentioning), carry)
-
-    @property
-    def distance(self) -> ColumnElement[float]:
-        return pg_embeddings.c.embedding.op("<=>", return_type=Float)(self.vector)
-
-    def padding(self) -> list[Any]:
-        """Empty header columns, for the rows of a statement that reads no headers."""
-        return [literal_column("NULL").label(f"h{i}") for i in range(len(self.columns))]
+        mentioning = carry.mentioning if carry is not None else []
+        shape = _Shape(filter_shape(records, "postgresql"), carry is not None, bool(mentioning))
+        params = {**filter_params(records), **mentioning_params(mentioning), "query_vector": q}
+        return _Ask(shape, params, carry)
 
 
 def pg_nearest(
@@ -82,88 +114,89 @@ def pg_nearest(
         if admitted_vectors is not None:  # no statement: scored here
             return similarities_of(q, admitted_vectors)
         return _similarities(session, ask, sorted({*admitted, *also}))
-    clauses = query_clauses(records, "postgresql")
+    values = {"limit": limit, "window": limit + limit // 2, "also": sorted(set(also))}
     if small_scope and not records.filter.scopes:  # a small store, every scope
-        return _read(session, ask, _nearest_first(ask, clauses, limit, also))
+        return _read(session, ask, _nearest_first(ask.shape, bool(also)), values)
     if small_scope:
-        return _read(session, ask, _exact_with(ask, clauses, limit, also))
-    found = _hnsw(session, ask, clauses, limit, ef)
+        return _read(session, ask, _exact_with(ask.shape, bool(also)), values)
+    found = _hnsw(session, ask, limit, ef)
     missing = [rid for rid in also if rid not in found]
     return {**found, **_similarities(session, ask, missing)}
 
 
-def _read(session: Session, ask: _Ask, stmt: Any) -> dict[str, float]:
+def _read(session: Session, ask: _Ask, stmt: Any, values: dict[str, Any]) -> dict[str, float]:
     """record id → cosine similarity of the (id, distance, *header) rows of `stmt`; the
     headers that came with them into the carry."""
     out: dict[str, float] = {}
-    for rid, distance, *header in column_rows(session, stmt, ask.params):
+    for rid, distance, *header in column_rows(session, stmt, {**ask.params, **values}):
         out[rid] = 1.0 - float(distance)
         if ask.carry is not None and header and header[0] is not None:
             ask.carry.rows[rid] = header
     return out
 
 
-def _candidates(ask: _Ask, clauses: Sequence[ColumnElement[bool]], limit: int) -> Select[Any]:
-    """(record id, cosine distance, *header) of the records `clauses` admit, `limit` of
+def _candidates(shape: _Shape) -> Select[Any]:
+    """(record id, cosine distance, *header) of the records the filters admit, `limit` of
     them, still unordered."""
     return (
-        select(pg_embeddings.c.record_id, ask.distance, *ask.columns)
+        select(pg_embeddings.c.record_id, _DISTANCE, *shape.columns)
         .join(RecordRow, RecordRow.id == pg_embeddings.c.record_id)
-        .where(pg_embeddings.c.embedding.is_not(None), *clauses)
-        .limit(limit)
+        .where(pg_embeddings.c.embedding.is_not(None), *bound_clauses(shape.filters))
+        .limit(bindparam("limit"))
     )
 
 
-def _of_ids(ask: _Ask, ids: Sequence[str]) -> Select[Any]:
-    """(record id, cosine distance, no header) of the records among `ids` that have a
-    vector."""
-    return select(pg_embeddings.c.record_id, ask.distance, *ask.padding()).where(
-        among(pg_embeddings.c.record_id, ids, "postgresql"),
+def _of_ids(shape: _Shape) -> Select[Any]:
+    """(record id, cosine distance, no header) of the records among the `also` ids that
+    have a vector."""
+    return select(pg_embeddings.c.record_id, _DISTANCE, *shape.padding()).where(
+        among_param(pg_embeddings.c.record_id, "also", "postgresql"),
         pg_embeddings.c.embedding.is_not(None),
     )
 
 
-def _hnsw(
-    session: Session, ask: _Ask, clauses: Sequence[ColumnElement[bool]], limit: int, ef: int
-) -> dict[str, float]:
+def _hnsw(session: Session, ask: _Ask, limit: int, ef: int) -> dict[str, float]:
     """Through the HNSW index, walking `ef` entries."""
-    base = _candidates(ask, clauses, limit)
     # For the connection, not the transaction: a request's reads run outside a transaction
     # block (db.Database), where SET LOCAL does nothing. Every walk sets it first.
     session.execute(text(f"SET hnsw.ef_search = {ef}"))
-    found = _read(session, ask, base.order_by(ask.distance))
+    found = _read(session, ask, _hnsw_statement(ask.shape, exact=False), {"limit": limit})
     if len(found) < limit:
         # HNSW returns at most ef_search rows before filters apply; selective filters
         # (some tags, a large scope) leave few: rank the filtered rows exactly instead.
-        found = _read(session, ask, base.order_by(ask.distance + 0.0))  # `+ 0`: no index
+        found = _read(session, ask, _hnsw_statement(ask.shape, exact=True), {"limit": limit})
     return found
 
 
-def _exact_with(
-    ask: _Ask, clauses: Sequence[ColumnElement[bool]], limit: int, also: Sequence[str]
-) -> Any:
+@cache
+def _hnsw_statement(shape: _Shape, *, exact: bool) -> Select[Any]:
+    """The nearest through the index, or (`exact`) by a scan (`+ 0`: no index)."""
+    return _candidates(shape).order_by(_DISTANCE + 0.0 if exact else _DISTANCE)
+
+
+@cache
+def _exact_with(shape: _Shape, with_also: bool) -> Any:
     """The exact nearest `limit` and the similarities of `also`, in one statement (a
     UNION ALL of the two): a small scope's retrieve makes one vector round trip."""
-    base = _candidates(ask, clauses, limit)
-    nearest = base.order_by(ask.distance + 0.0).subquery()  # `+ 0`: an exact scan, not HNSW
+    nearest = _candidates(shape).order_by(_DISTANCE + 0.0).subquery()  # `+ 0`: not HNSW
     rows = select(*nearest.c)
-    return union_all(rows, _of_ids(ask, also)) if also else rows
+    return union_all(rows, _of_ids(shape)) if with_also else rows
 
 
-def _nearest_first(
-    ask: _Ask, clauses: Sequence[ColumnElement[bool]], limit: int, also: Sequence[str]
-) -> Any:
+@cache
+def _nearest_first(shape: _Shape, with_also: bool) -> Any:
     """`_exact_with` for a request that names no scope, on a small store: the vectors are
     ranked alone first, and only the best `window` of them are checked against the
     filters, by primary key; the exact scan joined to every filtered record (a scan of
     the whole records table, 2.2 of 2.7 ms at 3,000 records) runs only when fewer than
     `limit` of those pass (a one-time filter of the same statement: the caller may read
-    a few scopes, or ask for a rare type)."""
+    a few scopes, or ask for a rare type). Prepared: the plan is a scan of the vectors
+    and look-ups by key whatever the values."""
     window = (
-        select(pg_embeddings.c.record_id.label("record_id"), ask.distance.label("distance"))
+        select(pg_embeddings.c.record_id.label("record_id"), _DISTANCE.label("distance"))
         .where(pg_embeddings.c.embedding.is_not(None))
-        .order_by(ask.distance + 0.0)  # `+ 0`: an exact scan, not HNSW
-        .limit(limit + limit // 2)
+        .order_by(_DISTANCE + 0.0)  # `+ 0`: an exact scan, not HNSW
+        .limit(bindparam("window"))
         .cte("window")
         .prefix_with("MATERIALIZED")
     )
@@ -171,29 +204,29 @@ def _nearest_first(
     # hash the whole filtered table instead.
     admitted = select(RecordRow.id).where(
         RecordRow.id == func.any(func.array(select(window.c.record_id).scalar_subquery())),
-        *clauses,
+        *bound_clauses(shape.filters),
     )
     passing = (
         select(window.c.record_id, window.c.distance)
         .where(window.c.record_id.in_(admitted))
         .order_by(window.c.distance)
-        .limit(limit)
+        .limit(bindparam("limit"))
         .cte("passing")
         .prefix_with("MATERIALIZED")
     )
-    best = select(*passing.c, *ask.columns)
-    if ask.columns:
+    best = select(*passing.c, *shape.columns)
+    if shape.columns:
         best = best.join_from(passing, RecordRow, RecordRow.id == passing.c.record_id)
-    too_few = select(func.count()).select_from(passing).scalar_subquery() < limit
-    base = _candidates(ask, clauses, limit).where(too_few)
-    rest = select(*base.order_by(ask.distance + 0.0).subquery().c)
-    return union_all(best, rest, *([_of_ids(ask, also)] if also else []))
+    too_few = select(func.count()).select_from(passing).scalar_subquery() < bindparam("limit")
+    base = _candidates(shape).where(too_few)
+    rest = select(*base.order_by(_DISTANCE + 0.0).subquery().c)
+    return prepared(union_all(best, rest, *([_of_ids(shape)] if with_also else [])))
 
 
 def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, float]:
     if not ids:
         return {}
-    return _read(session, ask, _of_ids(ask, ids))
+    return _read(session, ask, _of_ids(ask.shape), {"also": list(ids)})
 
 
 def similarities_of(q: np.ndarray, vectors: Mapping[str, np.ndarray]) -> dict[str, float]:
