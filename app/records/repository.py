@@ -115,8 +115,7 @@ def _insert_rows(
     together = sqlite and cls is RecordRow and len(values) >= _FTS_BATCH
     conn = session.connection()
     statement = _table_insert(cast(Table, mapper.local_table))
-    # One row goes the ordinary way: SQLAlchemy reads back its generated key (RETURNING).
-    if not (wait or sqlite) and len(values) > 1:
+    if not (wait or sqlite):
         write_behind.send(conn, lambda: conn.execute(statement, values))
         return
     with _indexed_together(session) if together else nullcontext():
@@ -127,8 +126,9 @@ def _insert_rows(
 def _table_insert(table: Table) -> Insert:
     """Built once per table (with its cache key), run on the session's connection: a
     capture's few rows cost more to build and route through the ORM session than to
-    insert."""
-    return insert(table)
+    insert. Inline: no generated key is read back (no RETURNING; nothing reads it), so a
+    single row can be sent without waiting too (app/write_behind.py)."""
+    return insert(table).inline()
 
 
 # SQLite: from this many records on, a multi-row INSERT indexes its records for full text
