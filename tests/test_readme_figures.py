@@ -478,10 +478,27 @@ def twenty_first_session() -> list[Figure]:
     }
     commits = ("312a738", "2c091fe")
     recall = load("locomo-postgres-c6b9c53.json")["service"]["recall_at_k"]["10"]
+    end = {
+        "retrieve_query_all_scopes": "p50: all scopes",
+        "graph": "graph",
+        "retrieve_query_one_scope": "one scope",
+        "get_record": "a GET",
+        "capture": "capture",
+    }
+    sqlite_end = load("latency-sqlite-2000-b78d9ee-1.json")["operations"]
     return [
         *p50_pairs("2000", commits, 2, pg),
         *p50_pairs("2000", commits, 2, sqlite, store="sqlite"),
         Figure("locomo-postgres-c6b9c53.json", f"c6b9c53: {recall:.4f}, as before"),
+        *p50_pairs("2000", ("312a738", "b78d9ee"), 2, end),
+        Figure(
+            "latency-sqlite-2000-b78d9ee-1.json",
+            f"one scope {sqlite_end['retrieve_query_one_scope']['p50_ms']:.1f} ms",
+        ),
+        Figure(
+            "latency-sqlite-2000-b78d9ee-1.json",
+            f"batch of 100 {sqlite_end['batch_100']['p50_ms']:.1f} ms",
+        ),
     ]
 
 
