@@ -64,26 +64,25 @@ def test_sqlite_interrupts_a_requests_statement_past_the_deadline(tmp_path: Path
         db.dispose()
 
 
+def _failing_in_a_request(db: Database, sql: str) -> OperationalError:
+    """The error `sql` raised, read in a request."""
+    with (
+        serving_request(),
+        pytest.raises(OperationalError) as failed,
+        db.read_transaction() as session,
+    ):
+        session.execute(text(sql))
+    return failed.value
+
+
 @pytest.mark.postgres
 def test_postgres_times_out_a_requests_statement_and_lock_wait(pg_url: str) -> None:
     db = Database(pg_url, _cfg(statement_timeout_ms=300, lock_timeout_ms=200))
     try:
-        with (
-            serving_request(),
-            pytest.raises(OperationalError) as slow,
-            db.read_transaction() as session,
-        ):
-            session.execute(text("SELECT pg_sleep(5)"))
-        assert timed_out(slow.value)
+        assert timed_out(_failing_in_a_request(db, "SELECT pg_sleep(5)"))
         with db.transaction() as holder:
             holder.execute(text("LOCK TABLE records IN ACCESS EXCLUSIVE MODE"))
-            with (
-                serving_request(),
-                pytest.raises(OperationalError) as locked,
-                db.read_transaction() as session,
-            ):
-                session.execute(text("SELECT count(*) FROM records"))
-            assert timed_out(locked.value)
+            assert timed_out(_failing_in_a_request(db, "SELECT count(*) FROM records"))
         with db.read_transaction() as session:  # outside a request the timeouts are lifted
             assert session.execute(text("SHOW statement_timeout")).scalar() == "0"
             session.execute(text("SELECT pg_sleep(0.5)"))
@@ -101,13 +100,7 @@ def test_a_postgres_statement_cut_by_the_watchdog_is_an_unavailable_database(
     and a 500: the watchdog's handle_error listener once returned a bool)."""
     db = Database(pg_url, _cfg(request_deadline_s=0.5, statement_timeout_ms=0))
     try:
-        with (
-            serving_request(),
-            pytest.raises(OperationalError) as cut,
-            db.read_transaction() as session,
-        ):
-            session.execute(text("SELECT pg_sleep(5)"))
-        assert database_unavailable(cut.value)
+        assert database_unavailable(_failing_in_a_request(db, "SELECT pg_sleep(5)"))
         with serving_request(), db.read_transaction() as session:  # a new connection serves
             assert session.execute(text("SELECT 1")).scalar() == 1
     finally:
