@@ -486,10 +486,12 @@ def twenty_first_session() -> list[Figure]:
         "capture": "capture",
     }
     sqlite_end = load("latency-sqlite-2000-b78d9ee-1.json")["operations"]
+    end_recall = load("locomo-postgres-98439e0.json")["service"]["recall_at_k"]["10"]
     return [
         *p50_pairs("2000", commits, 2, pg),
         *p50_pairs("2000", commits, 2, sqlite, store="sqlite"),
         Figure("locomo-postgres-c6b9c53.json", f"c6b9c53: {recall:.4f}, as before"),
+        Figure("locomo-postgres-98439e0.json", f"98439e0: {end_recall:.4f}, unchanged"),
         *p50_pairs("2000", ("312a738", "b78d9ee"), 2, end),
         Figure(
             "latency-sqlite-2000-b78d9ee-1.json",
