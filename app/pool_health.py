@@ -22,6 +22,7 @@ import select
 import time
 from typing import Any
 
+import psycopg
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import DisconnectionError
 
@@ -58,6 +59,10 @@ def _told_something(dbapi_conn: Any) -> bool:
     """Whether the idle psycopg connection is closed or its socket is readable."""
     if dbapi_conn.closed:
         return True
+    try:
+        socket = dbapi_conn.pgconn.socket  # raises when psycopg knows the connection lost
+    except psycopg.Error:
+        return True
     poller = select.poll()
-    poller.register(dbapi_conn.pgconn.socket, select.POLLIN | select.POLLPRI)
+    poller.register(socket, select.POLLIN | select.POLLPRI)
     return bool(poller.poll(0))
