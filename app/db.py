@@ -187,12 +187,12 @@ def make_engine(
         engine = create_engine(url, connect_args=connect_args, **_JSON_CODEC, **pool)
         pool_health.install(engine, cfg.pg_ping_after_idle_s)  # instead of pre-ping
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
-        engine_cache.remember_identity(engine)  # process caches start over on another
     else:
         engine = _sqlite_engine(url, cfg, pool)
     watchdog = deadline.install(engine, cfg)
     if engine.dialect.name == "postgresql":
         write_behind.install(engine, watchdog)  # after the deadline's events: see there
+        engine_cache.remember_identity(engine, watchdog)  # caches start over on another
     return engine
 
 

@@ -201,7 +201,7 @@ def _watched(call: Callable[[Any], Any], watchdog: Watchdog) -> Any:
 
 
 def _watched_ping(ping: Callable[[Any], bool], watchdog: Watchdog) -> Any:
-    """The pool's pre-ping under the ping deadline. A ping that answered but whose
+    """The pool's ping (app/pool_health.py) under the ping deadline. A ping that answered but whose
     connection was cut all the same reports a dead connection: the pool then opens a new
     one instead of handing out one whose socket is shut (the request's first statement
     would fail, a 503 for a database that is up)."""

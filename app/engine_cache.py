@@ -17,9 +17,12 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
+import psycopg
 from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import Pool
+
+from app.deadline import PING_DEADLINE_S, Watchdog
 
 T = TypeVar("T")
 
@@ -30,20 +33,33 @@ _IDENTITY_SQL = (
 )
 
 
-def remember_identity(engine: Engine) -> None:
+def remember_identity(engine: Engine, watchdog: Watchdog) -> None:
     """PostgreSQL: each new connection of `engine` keeps its database's identity in its
-    info (one statement a connection)."""
-    event.listen(engine, "connect", _note_identity)
+    info (one statement a connection, under the ping deadline in a request: a server that
+    accepted the connection and then froze must not hold the request past it)."""
+
+    def note(dbapi_conn: Any, record: Any) -> None:
+        watchdog.arm(dbapi_conn, PING_DEADLINE_S)
+        try:
+            record.info[DATABASE_IDENTITY] = _identity(dbapi_conn)
+        except psycopg.Error:
+            dbapi_conn.close()  # cut, or its rollback failed: the connect fails with it
+            raise
+        finally:
+            watchdog.disarm()
+
+    event.listen(engine, "connect", note)
 
 
-def _note_identity(dbapi_conn: Any, record: Any) -> None:
-    import psycopg
-
+def _identity(dbapi_conn: Any) -> tuple[Any, ...] | None:
     try:
-        record.info[DATABASE_IDENTITY] = tuple(dbapi_conn.execute(_IDENTITY_SQL).fetchone())
-    except psycopg.Error:  # pg_control_system() revoked: the identity stays unknown
-        record.info[DATABASE_IDENTITY] = None
+        row = dbapi_conn.execute(_IDENTITY_SQL).fetchone()
+    except psycopg.Error:
+        if dbapi_conn.broken or dbapi_conn.closed:
+            raise
+        row = None  # pg_control_system() revoked: the identity stays unknown
     dbapi_conn.rollback()
+    return tuple(row) if row is not None else None
 
 
 def database_identity(session: Session) -> Hashable:

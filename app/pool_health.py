@@ -11,8 +11,10 @@ process's own time. A connection checked out is pinged here only when
   word (a NAT or firewall that forgot an idle connection) shows nothing on the socket.
 
 A ping that fails raises DisconnectionError: the pool discards the connection and checks
-out another (up to three times, as its own pre-ping does), so a request after a restart
-runs on a new connection instead of failing. What neither check sees (a connection
+out another, so a request after a restart runs on a new connection instead of failing; a
+ping cut at its deadline (a silent peer) drops every pooled connection (InvalidatePoolError,
+as SQLAlchemy's own pre-ping does). Read replicas ping at every checkout (app/replicas.py).
+Linux and macOS (`select.poll`). What neither check sees (a connection
 silenced less than `pg_ping_after_idle_s` ago) fails its request with a 503 once, which
 invalidates the pool's older connections too."""
 
@@ -24,7 +26,7 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import Engine, event
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, InvalidatePoolError
 
 _IDLE_SINCE = "membrane_idle_since"  # key in a connection record's info: when checked in
 
@@ -48,8 +50,8 @@ def install(engine: Engine, ping_after_idle_s: float) -> None:
             alive = dialect.do_ping(dbapi_conn)
         except dialect.loaded_dbapi.Error as exc:
             raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
-        if not alive:
-            raise DisconnectionError("a pooled connection's ping was cut at its deadline")
+        if not alive:  # a silent peer: its other pooled connections are dropped too
+            raise InvalidatePoolError("a pooled connection's ping was cut at its deadline")
 
     event.listen(engine, "checkin", checkin)
     event.listen(engine, "checkout", checkout)

@@ -95,8 +95,12 @@ class ReadRouter:
     ) -> None:
         self.cfg = cfg
         self.replicas: list[Replica] = []
+        # A replica's connections are pinged at every checkout (app/pool_health.py): a
+        # standby that froze or was cut off sends no FIN, and `open_session` must find it
+        # dead there, within the ping's deadline, to serve the read from the primary.
+        pinged = cfg.model_copy(update={"pg_ping_after_idle_s": 0.0})
         for index, url in enumerate(urls):
-            engine = make_engine(url, cfg, application_name="membrane-replica-read")
+            engine = make_engine(url, pinged, application_name="membrane-replica-read")
             sessions = sessionmaker(engine, expire_on_commit=False, autoflush=False)
             autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
             request_sessions = sessionmaker(autocommit, expire_on_commit=False, autoflush=False)

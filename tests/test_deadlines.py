@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
-from app import deadline
+from app import deadline, pool_health
 from app.config import DatabaseSettings
 from app.db import Database, normalize_url
 from app.deadline import serving_request
@@ -111,12 +111,13 @@ def test_a_postgres_statement_cut_by_the_watchdog_is_an_unavailable_database(
 def test_a_ping_answered_as_the_watchdog_cuts_it_costs_a_new_connection_not_a_503(
     pg_url: str,
 ) -> None:
-    """The process stalls right after the pool's pre-ping got its answer (a long pause, a
+    """The process stalls right after the pool's ping got its answer (a long pause, a
     starved CPU) and the watchdog, running first, cuts the connection for its late ping:
     the pool must open a new connection, not hand out the cut one (whose first statement
     failed: a 503 "database unavailable" for a database that was up, seen on a busy CI
-    machine)."""
-    engine = create_engine(normalize_url(pg_url), pool_pre_ping=True, pool_size=1)
+    machine). The service's ping (app/pool_health.py), here at every checkout."""
+    engine = create_engine(normalize_url(pg_url), pool_size=1)
+    pool_health.install(engine, 0.0)
     dialect: Any = engine.dialect
     ping = dialect.do_ping
     stalls: list[float] = []

@@ -86,16 +86,16 @@ def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
 
 
 def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnElement[bool]:
-    return is_among(column, list_param(name, dialect, String, **value))
+    return is_among(column, list_param(name, dialect, **value))
 
 
-def list_param(name: str | None, dialect: str, element: Any = String, **value: Any) -> Any:
-    """A bind parameter for a list of ids: on PostgreSQL one array of `element`, so that
+def list_param(name: str | None, dialect: str, **value: Any) -> Any:
+    """A bind parameter for a list of ids: on PostgreSQL one text array, so that
     a statement has one text whatever the list's length (an expanding parameter writes
     one placeholder a value: each length its own statement); elsewhere an expanding one.
     Used through `is_among`. Not for a filter's short lists (records.clauses `_param`)."""
     if dialect == "postgresql":
-        return bindparam(name, type_=postgresql.ARRAY(element), **value)
+        return bindparam(name, type_=postgresql.ARRAY(String), **value)
     return bindparam(name, expanding=True, **value)
 
 
