@@ -47,7 +47,7 @@ def read_rule(rec: Any, max_rank: Any, scopes: Any | None) -> ColumnElement[bool
     with the parameters)."""
     cond: ColumnElement[bool] = rec.sensitivity <= max_rank
     if scopes is not None:
-        cond = and_(cond, or_(rec.scope.is_(None), is_among(rec.scope, scopes)))
+        cond = and_(cond, or_(rec.scope.is_(None), rec.scope.in_(scopes)))
     return cond
 
 
@@ -86,26 +86,12 @@ def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
 
 
 def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnElement[bool]:
-    return is_among(column, list_param(name, dialect, **value))
-
-
-def list_param(name: str | None, dialect: str, **value: Any) -> Any:
-    """A bind parameter for a list of ids: on PostgreSQL one text array, so that
-    a statement has one text whatever the list's length (an expanding parameter writes
-    one placeholder a value: each length its own statement); elsewhere an expanding one.
-    Used through `is_among`. Not for a filter's short lists (records.clauses `_param`)."""
     if dialect == "postgresql":
-        return bindparam(name, type_=postgresql.ARRAY(String), **value)
-    return bindparam(name, expanding=True, **value)
-
-
-def is_among(column: Any, listed: Any) -> ColumnElement[bool]:
-    """`column` is one of `listed`: a list of values, or a `list_param`."""
-    if isinstance(getattr(listed, "type", None), postgresql.ARRAY):
-        among_array: ColumnElement[bool] = column == any_(listed)
-        return among_array
-    among_list: ColumnElement[bool] = column.in_(listed)
-    return among_list
+        array = bindparam(name, type_=postgresql.ARRAY(String), **value)
+        cond: ColumnElement[bool] = column == any_(array)
+        return cond
+    listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True, **value))
+    return listed
 
 
 def visible_param(rec: Any, scoped: bool) -> ColumnElement[bool]:

@@ -17,7 +17,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import Status
 from app.models import RecordRow, TagRow
-from app.models.clauses import current_salience_sql, is_among, off_index, read_rule
+from app.models.clauses import current_salience_sql, off_index, read_rule
 from app.records.filters import RecordQuery
 
 
@@ -44,7 +44,7 @@ def tags_all_clause(tags: Sequence[str]) -> ColumnElement[bool]:
 def _tags_all(tags: Any, count: Any) -> ColumnElement[bool]:
     having = (
         select(TagRow.record_id)
-        .where(is_among(TagRow.tag, tags))
+        .where(TagRow.tag.in_(tags))
         .group_by(TagRow.record_id)
         .having(func.count(TagRow.tag) == count)
     )
@@ -126,16 +126,16 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
     rank, readable = param("f_rank", False), param("f_readable", True)
     clauses = [read_rule(RecordRow, rank, readable if shape.scoped else None)]
     if shape.types:
-        clauses.append(is_among(RecordRow.type, param("f_types", True)))
+        clauses.append(RecordRow.type.in_(param("f_types", True)))
     if shape.scopes:
-        clauses.append(is_among(RecordRow.scope, param("f_scopes", True)))
+        clauses.append(RecordRow.scope.in_(param("f_scopes", True)))
     if shape.tags:
         clauses.append(_tags_all(param("f_tags", True), param("f_tag_count", False)))
     if shape.sensitivities:
-        clauses.append(is_among(RecordRow.sensitivity, param("f_sensitivities", True)))
+        clauses.append(RecordRow.sensitivity.in_(param("f_sensitivities", True)))
     if shape.statuses:
         status = _status_column(shape.dialect, shape.active_wanted)
-        clauses.append(is_among(status, param("f_statuses", True)))
+        clauses.append(status.in_(param("f_statuses", True)))
     now = param("f_now", False)
     if shape.min_salience:
         clauses.append(current_salience_sql(shape.dialect, now) >= param("f_min_salience", False))
@@ -146,7 +146,7 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
     if shape.created_before:
         clauses.append(RecordRow.created_at < param("f_created_before", False))
     if shape.ids:
-        clauses.append(is_among(RecordRow.id, param("f_ids", True)))
+        clauses.append(RecordRow.id.in_(param("f_ids", True)))
     return clauses
 
 
@@ -169,10 +169,7 @@ def _param(name: str, listed: bool, **value: Any) -> Any:
 def bound_clauses(shape: FilterShape) -> tuple[ColumnElement[bool], ...]:
     """The clauses of `shape` with their values left to parameters (`filter_params`)."""
 
-    def param(name: str, listed: bool) -> Any:
-        return _param(name, listed)
-
-    return tuple(_clauses(shape, param))
+    return tuple(_clauses(shape, _param))
 
 
 def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]:

@@ -146,6 +146,7 @@ def _candidates(shape: _Shape) -> Select[Any]:
     )
 
 
+@cache
 def _of_ids(shape: _Shape) -> Select[Any]:
     """(record id, cosine distance, no header) of the records among the `also` ids that
     have a vector."""
