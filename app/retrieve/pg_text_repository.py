@@ -220,8 +220,6 @@ def _scored(matches: Any, source: TermSource) -> Select[Any]:
         func.sum(each.c.p).filter(each.c.lexeme != func.all(source.silent)).label("scored"),
     ).lateral("sums")
     score = sums.c.score
-    # Ordered by the label: the expression a third time made the all-scope statement
-    # 4,186 bytes, past the 4,096 up to which psycopg keeps a statement's conversion.
     return (
         select(
             matches.c.id, score.label("score"), func.coalesce(sums.c.scored, 0.0).label("unscored")
