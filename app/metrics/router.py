@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse
 from sqlalchemy.orm import Session
 
 from app import clock
-from app.deps import ConsistencyDep, ReadTrust, StateDep
+from app.deps import ReadingDep, StateDep
 from app.errors import Unauthorized, error_responses
 from app.metrics.registry import CONTENT_TYPE
 from app.metrics.schemas import MetricsSnapshot
@@ -27,10 +27,8 @@ router = APIRouter(tags=["metrics"])
     responses=error_responses(401, 403, 429),
     summary="Domain snapshot: counts, salience histogram, growth, usefulness, revision rate",
 )
-async def get_metrics(
-    state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> MetricsSnapshot:
-    return await reading(state, position, lambda s: snapshot(s, trust, clock.now()))
+async def get_metrics(ctx: ReadingDep) -> MetricsSnapshot:
+    return await reading(ctx.state, ctx.position, lambda s: snapshot(s, ctx.trust, clock.now()))
 
 
 async def scraper(

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, status
 from sqlalchemy.orm import Session
 
 from app import clock
-from app.deps import ConsistencyDep, ReadTrust, StateDep, WriteTrust
+from app.deps import ReadingDep, StateDep, WriteTrust
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
 from app.idempotency.http import IdempotencyKeyDep, writing_once
@@ -65,9 +65,7 @@ async def create_record(
     summary="List records, newest first, with cursor pagination",
 )
 async def list_records(
-    state: StateDep,
-    position: ConsistencyDep,
-    trust: ReadTrust,
+    ctx: ReadingDep,
     type: Annotated[list[MemoryType] | None, Query()] = None,
     scope: Annotated[list[Scope] | None, Query(max_length=100)] = None,
     tag: Annotated[
@@ -94,10 +92,11 @@ async def list_records(
         created_after=clock.to_epoch(created_after) if created_after else None,
         created_before=clock.to_epoch(created_before) if created_before else None,
     )
+    policy = ctx.state.policy
     return await reading(
-        state,
-        position,
-        lambda s: RecordService(s, state.policy).list_page(flt, trust, limit=limit, cursor=cursor),
+        ctx.state,
+        ctx.position,
+        lambda s: RecordService(s, policy).list_page(flt, ctx.trust, limit=limit, cursor=cursor),
     )
 
 
@@ -109,11 +108,10 @@ async def list_records(
     responses=READ_ERRORS,
     summary="Read one record with its relations and audit trail",
 )
-async def get_record(
-    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> MemoryRecordOut:
+async def get_record(record_id: str, ctx: ReadingDep) -> MemoryRecordOut:
+    policy, trust = ctx.state.policy, ctx.trust
     return await reading(
-        state, position, lambda session: RecordService(session, state.policy).read(record_id, trust)
+        ctx.state, ctx.position, lambda s: RecordService(s, policy).read(record_id, trust)
     )
 
 
@@ -125,11 +123,10 @@ async def get_record(
     responses=READ_ERRORS,
     summary="The append-only history of a record",
 )
-async def get_audit(
-    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> AuditPage:
+async def get_audit(record_id: str, ctx: ReadingDep) -> AuditPage:
+    policy, trust = ctx.state.policy, ctx.trust
     return await reading(
-        state, position, lambda s: RecordService(s, state.policy).audit(record_id, trust)
+        ctx.state, ctx.position, lambda s: RecordService(s, policy).audit(record_id, trust)
     )
 
 
@@ -141,11 +138,10 @@ async def get_audit(
     responses=READ_ERRORS,
     summary="Edges of a record in both directions",
 )
-async def get_relations(
-    record_id: str, state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> RelationsOut:
+async def get_relations(record_id: str, ctx: ReadingDep) -> RelationsOut:
+    policy, trust = ctx.state.policy, ctx.trust
     return await reading(
-        state, position, lambda s: RecordService(s, state.policy).relations(record_id, trust)
+        ctx.state, ctx.position, lambda s: RecordService(s, policy).relations(record_id, trust)
     )
 
 

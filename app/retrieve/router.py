@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import ConsistencyDep, ReadTrust, StateDep
+from app.deps import ReadingDep
 from app.errors import error_responses
 from app.request_work import reading
 from app.retrieve.candidates import start_query_embedding
@@ -37,12 +37,11 @@ def _embed_early(state: AppState, body: RetrieveRequest) -> None:
     responses=ERRORS,
     summary="Ranked retrieval: fused relevance blended with salience, trust-filtered",
 )
-async def retrieve(
-    body: RetrieveRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> RetrieveResponse:
+async def retrieve(body: RetrieveRequest, ctx: ReadingDep) -> RetrieveResponse:
+    state, trust = ctx.state, ctx.trust
     _embed_early(state, body)
     answer = await reading(
-        state, position, lambda session: _service(state, session).retrieve(body, trust)
+        state, ctx.position, lambda session: _service(state, session).retrieve(body, trust)
     )
     if state.settings.policy.reinforce_on_access:  # a write of its own, after the read
         read = [i.record.id for i in answer.items if not i.record.redacted]
@@ -59,12 +58,11 @@ async def retrieve(
     responses=ERRORS,
     summary="Ranked roots plus a bounded, trust-checked neighbourhood over relations",
 )
-async def retrieve_graph(
-    body: GraphRequest, state: StateDep, position: ConsistencyDep, trust: ReadTrust
-) -> GraphResponse:
+async def retrieve_graph(body: GraphRequest, ctx: ReadingDep) -> GraphResponse:
+    state, trust = ctx.state, ctx.trust
     _embed_early(state, body)
     return await reading(
         state,
-        position,
+        ctx.position,
         lambda session: GraphService(_service(state, session)).neighbourhood(body, trust),
     )
