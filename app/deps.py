@@ -84,12 +84,12 @@ Writer = Annotated[Principal, Security(_writer)]
 Admin = Annotated[Principal, Security(CallerWithRole(Role.admin))]
 
 
-_MAX_SENSITIVITY: Any = Header(
+MAX_SENSITIVITY_HEADER: Any = Header(
     default=None,
     alias="X-Membrane-Max-Sensitivity",
     description="Narrow this request's sensitivity ceiling (never widens it).",
 )
-_SCOPES: Any = Header(
+SCOPES_HEADER: Any = Header(
     default=None,
     max_length=MAX_QUERY_TEXT,
     alias="X-Membrane-Scopes",
@@ -103,7 +103,7 @@ def narrowing_of(max_sensitivity: Sensitivity | None, scopes: str | None) -> Nar
 
 
 async def _narrowing(
-    max_sensitivity: Sensitivity | None = _MAX_SENSITIVITY, scopes: str | None = _SCOPES
+    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER, scopes: str | None = SCOPES_HEADER
 ) -> Narrowing:
     return narrowing_of(max_sensitivity, scopes)
 
@@ -113,8 +113,8 @@ NarrowingDep = Annotated[Narrowing, Depends(_narrowing)]
 
 async def write_trust(
     principal: Writer,
-    max_sensitivity: Sensitivity | None = _MAX_SENSITIVITY,
-    scopes: str | None = _SCOPES,
+    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
+    scopes: str | None = SCOPES_HEADER,
 ) -> TrustContext:
     return trust_for(principal, narrowing_of(max_sensitivity, scopes))
 
@@ -137,8 +137,8 @@ async def reading_context(
     request: Request,
     principal: Reader,
     token: str | None = _CONSISTENCY,
-    max_sensitivity: Sensitivity | None = _MAX_SENSITIVITY,
-    scopes: str | None = _SCOPES,
+    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
+    scopes: str | None = SCOPES_HEADER,
 ) -> Reading:
     """One dependency for the three (the state, the consistency token and read trust had
     one each): FastAPI solves every dependency of a request's tree apart, parameters and

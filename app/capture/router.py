@@ -26,9 +26,8 @@ from app.capture.schemas import (
     WorkingStateIngest,
 )
 from app.capture.service import CaptureService
-from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyKeyDep, writing_once
+from app.idempotency.http import KeyedWriteDep, writing_once
 from app.records.schemas import MemoryRecordOut
 from app.records.service import RecordService
 from app.state import AppState
@@ -58,10 +57,9 @@ def _service(state: AppState, session: Session) -> CaptureService:
 async def capture(
     body: CaptureRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> CaptureResponse:
+    state, trust, key = write.state, write.trust, write.key
     return await writing_once(
         state, request, key, 201, lambda s: _service(state, s).capture_response(body, trust)
     )
@@ -78,10 +76,9 @@ async def capture(
 async def capture_batch(
     body: CaptureBatchRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> CaptureBatchResponse:
+    state, trust, key = write.state, write.trust, write.key
     return await writing_once(
         state,
         request,
@@ -177,10 +174,9 @@ def _endpoint(spec: Ingest) -> Callable[..., Any]:
     async def endpoint(
         body: BaseModel,
         request: Request,
-        state: StateDep,
-        trust: WriteTrust,
-        key: IdempotencyKeyDep,
+        write: KeyedWriteDep,
     ) -> Any:
+        state, trust, key = write.state, write.trust, write.key
         return await writing_once(
             state,
             request,

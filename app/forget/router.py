@@ -6,12 +6,11 @@ from enum import Enum
 
 from fastapi import APIRouter
 
-from app.deps import StateDep, Writer, WriteTrust
 from app.enums import Role
 from app.errors import error_responses
 from app.forget.schemas import ForgetRequest, ForgetResult
 from app.forget.service import ForgetService
-from app.idempotency.http import IdempotencyKeyDep
+from app.idempotency.http import KeyedWriteDep
 
 router = APIRouter(prefix="/v1")
 TAGS: list[str | Enum] = ["records"]
@@ -38,10 +37,8 @@ TAGS: list[str | Enum] = ["records"]
 )
 def forget(
     body: ForgetRequest,
-    state: StateDep,
-    principal: Writer,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> ForgetResult:
+    state, principal, trust, key = write.state, write.principal, write.trust, write.key
     admin = principal.has(Role.admin)
     return ForgetService(state.db).forget(body, trust, admin=admin, key=key)

@@ -4,13 +4,15 @@ replayed answer (app/idempotency/service.py has the rules)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import StateDep, Writer, WriteTrust
+from app.deps import MAX_SENSITIVITY_HEADER, SCOPES_HEADER, Writer, narrowing_of
+from app.enums import Sensitivity
 from app.idempotency.service import (
     Answer,
     IdempotencyKey,
@@ -19,7 +21,9 @@ from app.idempotency.service import (
     fingerprint,
 )
 from app.request_work import writing
+from app.security import Principal, trust_for
 from app.state import AppState
+from app.trust import TrustContext
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 
@@ -40,28 +44,43 @@ KeyHeader = Annotated[
 ]
 
 
-async def idempotency_key(
+@dataclass(frozen=True, slots=True)
+class KeyedWrite:
+    """What a write that may carry an Idempotency-Key needs besides its own parameters:
+    the app state, the calling principal, its trust (narrowed by the request's headers)
+    and the key (app/idempotency/service.py)."""
+
+    state: AppState
+    principal: Principal
+    trust: TrustContext
+    key: IdempotencyKey
+
+
+async def keyed_write(
     request: Request,
-    state: StateDep,
     principal: Writer,
-    trust: WriteTrust,
+    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
+    scopes: str | None = SCOPES_HEADER,
     key: KeyHeader = None,
-) -> IdempotencyKey:
-    """The Idempotency-Key of a write that opens its own transactions (no request
-    session): claimed and answered by the write itself (`IdempotencyKey.in_session`).
-    The request's fingerprint is computed only when it carries a key."""
+) -> KeyedWrite:
+    """One dependency for what were three (the state, write trust and the key, which
+    depended on both again): FastAPI solves every dependency's tree apart, each time it
+    is named. The request's fingerprint is computed only when it carries a key."""
+    state: AppState = request.app.state.membrane
+    trust = trust_for(principal, narrowing_of(max_sensitivity, scopes))
     body_print = ""
     if key is not None:
         body_print = fingerprint(request.method, request.url.path, await request.body())
-    return IdempotencyKey(
+    idempotency = IdempotencyKey(
         actor=caller_identity(principal.actor_id, principal.key_sha256, trust),
         key=key,
         fingerprint=body_print,
         retention_s=state.settings.idempotency.retention_s,
     )
+    return KeyedWrite(state, principal, trust, idempotency)
 
 
-IdempotencyKeyDep = Annotated[IdempotencyKey, Depends(idempotency_key)]
+KeyedWriteDep = Annotated[KeyedWrite, Depends(keyed_write)]
 
 
 async def writing_once(

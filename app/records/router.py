@@ -13,7 +13,7 @@ from app import clock
 from app.deps import ReadingDep, StateDep, WriteTrust
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyKeyDep, writing_once
+from app.idempotency.http import KeyedWriteDep, writing_once
 from app.records.filters import RecordFilter
 from app.records.schemas import (
     AuditPage,
@@ -45,10 +45,10 @@ READ_ERRORS = error_responses(401, 403, 404, 422, 429)
 async def create_record(
     body: RecordCreate,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> MemoryRecordOut:
+    state, trust, key = write.state, write.trust, write.key
+
     def create(session: Session) -> MemoryRecordOut:
         service = RecordService(session, state.policy)
         return service.view(service.create(body, trust), trust)

@@ -6,9 +6,8 @@ from collections.abc import Callable
 
 from fastapi import APIRouter, Request, status
 
-from app.deps import StateDep, WriteTrust
 from app.errors import error_responses
-from app.idempotency.http import IdempotencyKeyDep, writing_once
+from app.idempotency.http import KeyedWriteDep, writing_once
 from app.idempotency.service import Answer, IdempotencyKey
 from app.revise.schemas import (
     ContestRequest,
@@ -64,10 +63,9 @@ async def _revised(
 async def merge(
     body: MergeRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> MergeResult:
+    state, trust, key = write.state, write.trust, write.key
     return await _revised(state, request, key, 201, lambda r: r.merge(body, trust))
 
 
@@ -84,10 +82,9 @@ async def supersede(
     record_id: str,
     body: SupersedeRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> SupersedeResult:
+    state, trust, key = write.state, write.trust, write.key
     return await _revised(state, request, key, 201, lambda r: r.supersede(record_id, body, trust))
 
 
@@ -104,10 +101,9 @@ async def fork(
     record_id: str,
     body: ForkRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> ForkResult:
+    state, trust, key = write.state, write.trust, write.key
     return await _revised(state, request, key, 201, lambda r: r.fork(record_id, body, trust))
 
 
@@ -123,10 +119,9 @@ async def retract(
     record_id: str,
     body: RetractRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> RetractResult:
+    state, trust, key = write.state, write.trust, write.key
     return await _revised(state, request, key, 200, lambda r: r.retract(record_id, body, trust))
 
 
@@ -142,8 +137,7 @@ async def contest(
     record_id: str,
     body: ContestRequest,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
-    key: IdempotencyKeyDep,
+    write: KeyedWriteDep,
 ) -> ContestResult:
+    state, trust, key = write.state, write.trust, write.key
     return await _revised(state, request, key, 200, lambda r: r.contest(record_id, body, trust))
