@@ -4,7 +4,8 @@ interpretation worker)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -27,6 +28,13 @@ class AppState:
     embedding: EmbeddingRuntime | None = None  # set while the lifespan runs
     scheduler: BackgroundScheduler | None = None  # None when the scheduler is disabled
     interpretation: InterpretationWorker | None = None  # LLM interpretation at capture
+    # A request's database work (app/request_work.py): a thread for every request
+    # admitted (CapacityMiddleware), started as needed; they end with the state.
+    request_threads: ThreadPoolExecutor = field(init=False)
+
+    def __post_init__(self) -> None:
+        threads = self.settings.capacity.max_in_flight + 16
+        self.request_threads = ThreadPoolExecutor(threads, thread_name_prefix="membrane-request")
 
     @classmethod
     def build(cls, settings: Settings) -> AppState:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.deps import ReadingDep
 from app.errors import error_responses
-from app.request_work import reading
+from app.request_work import on_request_thread, reading
 from app.retrieve.candidates import start_query_embedding
 from app.retrieve.graph_service import GraphService
 from app.retrieve.schemas import GraphRequest, GraphResponse, RetrieveRequest, RetrieveResponse
@@ -45,9 +44,8 @@ async def retrieve(body: RetrieveRequest, ctx: ReadingDep) -> RetrieveResponse:
     )
     if state.settings.policy.reinforce_on_access:  # a write of its own, after the read
         read = [i.record.id for i in answer.items if not i.record.redacted]
-        await run_in_threadpool(
-            reinforce_on_access, state.db, state.settings.policy, read, trust.actor_id
-        )
+        policy, actor = state.settings.policy, trust.actor_id
+        await on_request_thread(state, lambda: reinforce_on_access(state.db, policy, read, actor))
     return answer
 
 
