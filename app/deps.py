@@ -111,15 +111,26 @@ async def _narrowing(
 NarrowingDep = Annotated[Narrowing, Depends(_narrowing)]
 
 
-async def write_trust(
+@dataclass(frozen=True, slots=True)
+class Writing:
+    """What a write without an Idempotency-Key needs besides its own parameters: the app
+    state and the caller's trust (narrowed by the request's headers)."""
+
+    state: AppState
+    trust: TrustContext
+
+
+async def writing_context(
+    request: Request,
     principal: Writer,
     max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
     scopes: str | None = SCOPES_HEADER,
-) -> TrustContext:
-    return trust_for(principal, narrowing_of(max_sensitivity, scopes))
+) -> Writing:
+    state: AppState = request.app.state.membrane
+    return Writing(state, trust_for(principal, narrowing_of(max_sensitivity, scopes)))
 
 
-WriteTrust = Annotated[TrustContext, Depends(write_trust)]
+WritingDep = Annotated[Writing, Depends(writing_context)]
 
 
 @dataclass(frozen=True, slots=True)

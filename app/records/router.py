@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, status
 from sqlalchemy.orm import Session
 
 from app import clock
-from app.deps import ReadingDep, StateDep, WriteTrust
+from app.deps import ReadingDep, WritingDep
 from app.enums import MemoryType, Sensitivity, Status
 from app.errors import error_responses
 from app.idempotency.http import KeyedWriteDep, writing_once
@@ -156,10 +156,10 @@ async def get_relations(record_id: str, ctx: ReadingDep) -> RelationsOut:
 async def delete_record(
     record_id: str,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
+    write: WritingDep,
     rationale: Annotated[str | None, Query(max_length=MAX_QUERY_TEXT)] = None,
 ) -> RecordDeleted:
+    state, trust = write.state, write.trust
     return await writing(
         state, request, lambda s: RecordService(s, state.policy).delete(record_id, trust, rationale)
     )

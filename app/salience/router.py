@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.deps import StateDep, WriteTrust
+from app.deps import WritingDep
 from app.errors import error_responses
 from app.records.schemas import MemoryRecordOut
 from app.request_work import writing
@@ -25,10 +25,10 @@ ERRORS = error_responses(401, 403, 404, 422, 429)
 async def reinforce_record(
     record_id: str,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
+    write: WritingDep,
     body: ReinforceRequest | None = None,
 ) -> MemoryRecordOut:
+    state, trust = write.state, write.trust
     rationale = body.rationale if body else None
     return await writing(
         state,
@@ -45,8 +45,9 @@ async def reinforce_record(
     summary="Lower the record's salience (floored at its minimum) and restart its decay",
 )
 async def penalize_record(
-    record_id: str, body: PenalizeRequest, request: Request, state: StateDep, trust: WriteTrust
+    record_id: str, body: PenalizeRequest, request: Request, write: WritingDep
 ) -> MemoryRecordOut:
+    state, trust = write.state, write.trust
     return await writing(
         state,
         request,
@@ -66,10 +67,10 @@ async def penalize_record(
 async def pin_record(
     record_id: str,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
+    write: WritingDep,
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
+    state, trust = write.state, write.trust
     rationale = body.rationale if body else None
     return await writing(
         state,
@@ -88,10 +89,10 @@ async def pin_record(
 async def unpin_record(
     record_id: str,
     request: Request,
-    state: StateDep,
-    trust: WriteTrust,
+    write: WritingDep,
     body: PinRequest | None = None,
 ) -> MemoryRecordOut:
+    state, trust = write.state, write.trust
     rationale = body.rationale if body else None
     return await writing(
         state,
