@@ -20,6 +20,7 @@ import contextvars
 from collections.abc import Callable
 from typing import TypeVar
 
+import anyio
 from sqlalchemy.orm import Session
 from starlette.requests import Request
 
@@ -63,7 +64,13 @@ async def on_request_thread(state: AppState, call: Callable[[], T]) -> T:
         return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
         if not future.cancelled():
-            await asyncio.wait([asyncio.wrap_future(future)])
+            # Shielded: an anyio cancel scope around the request (a test client's, a
+            # task group's) cancels every await in it again until it exits.
+            waiter = asyncio.wrap_future(future)
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait([waiter])
+            if not waiter.cancelled():
+                waiter.exception()  # read: asyncio would log it as never retrieved
         raise
 
 
