@@ -504,6 +504,23 @@ def twenty_first_session() -> list[Figure]:
     ]
 
 
+def twenty_second_session() -> list[Figure]:
+    """Fewer dependencies, hot routes first, the request threads (69f1073 → b656db7):
+    instructions a request per operation and store, before → after."""
+    figures = []
+    for store in STORES:
+        before, after = (
+            load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
+            for c in ("69f1073", "b656db7")
+        )
+        for op in ("get_record", "retrieve_no_query", "capture", "list"):
+            cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
+            src = f"instructions-{store}-2000-{{69f1073,b656db7}}.json: {op}"
+            named = f"{STORES[store]} {op}" if op == "get_record" else op
+            figures.append(Figure(src, f"{named} {cell}"))
+    return figures
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -518,6 +535,7 @@ FIGURES = (
     + no_query_statement()
     + twentieth_session()
     + twenty_first_session()
+    + twenty_second_session()
 )
 
 
