@@ -74,8 +74,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_handlers(app)
     app.add_exception_handler(IdempotentReplay, replay_response)
     # Routes are matched in this order, each tried in turn (~20k instructions a route on
-    # FastAPI 0.165): the operations agents call on every step first, the probes last.
+    # FastAPI 0.165): the two probes (called every few seconds, and the baseline the
+    # latency bench compares with), then the operations agents call on every step.
     for router in (
+        health_router,
         retrieve_router,
         capture_router,
         records_router,
@@ -87,7 +89,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics_router,
         transfer_router,
         ui_router,
-        health_router,
     ):
         app.include_router(router)
     app.router.routes.append(mcp.route())
