@@ -22,9 +22,13 @@ from app.trust import Narrowing, TrustContext
 # no dependency: the endpoint hands it to app/request_work.py, one trip to the pool.
 
 
-async def get_state(request: Request) -> AppState:
+def state_of(request: Request) -> AppState:
     state: AppState = request.app.state.membrane
     return state
+
+
+async def get_state(request: Request) -> AppState:
+    return state_of(request)
 
 
 StateDep = Annotated[AppState, Depends(get_state)]
@@ -39,9 +43,13 @@ _CONSISTENCY: Any = Header(
 )
 
 
-async def get_consistency(token: str | None = _CONSISTENCY) -> int | None:
+def position_of(token: str | None) -> int | None:
     """The WAL position a read must see (app/replicas.py), or None."""
     return parse_lsn(token) if token is not None else None
+
+
+async def get_consistency(token: str | None = _CONSISTENCY) -> int | None:
+    return position_of(token)
 
 
 ConsistencyDep = Annotated[int | None, Depends(get_consistency)]
@@ -68,7 +76,7 @@ class CallerWithRole(SecurityBase):
         self.role = role
 
     async def __call__(self, request: Request) -> Principal:
-        state: AppState = request.app.state.membrane
+        state = state_of(request)
         principal = state.keys.authenticate(request.headers.get("Authorization"))
         request.state.principal = principal
         require_role(principal, self.role)
@@ -126,8 +134,7 @@ async def writing_context(
     max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
     scopes: str | None = SCOPES_HEADER,
 ) -> Writing:
-    state: AppState = request.app.state.membrane
-    return Writing(state, trust_for(principal, narrowing_of(max_sensitivity, scopes)))
+    return Writing(state_of(request), trust_for(principal, narrowing_of(max_sensitivity, scopes)))
 
 
 WritingDep = Annotated[Writing, Depends(writing_context)]
@@ -154,9 +161,8 @@ async def reading_context(
     """One dependency for the three (the state, the consistency token and read trust had
     one each): FastAPI solves every dependency of a request's tree apart, parameters and
     all, and each cost a GET ~2 % of its instructions."""
-    state: AppState = request.app.state.membrane
     trust = trust_for(principal, narrowing_of(max_sensitivity, scopes))
-    return Reading(state, trust, parse_lsn(token) if token is not None else None)
+    return Reading(state_of(request), trust, position_of(token))
 
 
 ReadingDep = Annotated[Reading, Depends(reading_context)]

@@ -11,7 +11,7 @@ from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import MAX_SENSITIVITY_HEADER, SCOPES_HEADER, Writer, narrowing_of
+from app.deps import MAX_SENSITIVITY_HEADER, SCOPES_HEADER, Writer, narrowing_of, state_of
 from app.enums import Sensitivity
 from app.idempotency.service import (
     Answer,
@@ -66,7 +66,7 @@ async def keyed_write(
     """One dependency for what were three (the state, write trust and the key, which
     depended on both again): FastAPI solves every dependency's tree apart, each time it
     is named. The request's fingerprint is computed only when it carries a key."""
-    state: AppState = request.app.state.membrane
+    state = state_of(request)
     trust = trust_for(principal, narrowing_of(max_sensitivity, scopes))
     body_print = ""
     if key is not None:
