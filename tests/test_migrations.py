@@ -11,7 +11,8 @@ from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect, text
 
-from app.db import make_engine
+from app.db import Database, Tier, make_engine
+from app.embedding import queue_repository as queue_repo
 from app.migrate import downgrade, upgrade
 from app.models import Base
 from tests.conftest import auth, make_settings
@@ -130,3 +131,38 @@ def _sentence(i: int) -> str:
     entry in the index)."""
     words = ("colleague", "venue", "project", "budget", "vendor", "ticket", "release", "office")
     return f"note {i}: " + " ".join(f"{word}{i}" for word in words)
+
+
+def test_vectors_of_an_existing_store_gain_their_records_scope(
+    db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Migration 0015 copies each record's scope onto its vector row (a scope's vectors
+    are then read through their own index); on PostgreSQL the HNSW index it rebuilds
+    around the fill keeps migration 0009's parameters."""
+    client = make_client(make_settings(db_url))
+    items = [
+        {"source": "t", "source_kind": "event", "summary": f"note {i}", "scope": f"s{i % 3}"}
+        for i in range(30)
+    ]
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    assert r.status_code == 200, r.text
+    ids = [x["result"]["primary_record"]["id"] for x in r.json()["results"]]
+    db = Database(db_url)
+    try:
+        with db.transaction() as s:
+            vectors = [(rid, [1.0] + [0.0] * 383) for rid in ids]
+            queue_repo.store_vectors(s, db.tier, "m", vectors)
+        downgrade(db_url, "0014")
+        columns = {c["name"] for c in inspect(db.engine).get_columns("record_embeddings")}
+        assert "scope" not in columns
+        upgrade(db_url, "head")
+        pairs = _scalar(
+            db_url,
+            "SELECT count(*) FROM record_embeddings e JOIN records r ON r.id = e.record_id "
+            "WHERE e.scope = r.scope",
+        )
+        assert pairs == 30
+        if db.tier is Tier.pgvector:
+            assert _hnsw_options(db_url) == ["m=32", "ef_construction=200"]
+    finally:
+        db.dispose()

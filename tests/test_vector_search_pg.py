@@ -18,7 +18,7 @@ from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
 from app.trust import Visibility
-from tests.conftest import make_settings, transaction_status
+from tests.conftest import auth, make_settings, transaction_status
 from tests.test_vector_cache import add_records, axis
 
 QUERY = axis(5)
@@ -149,3 +149,65 @@ def test_a_requests_read_runs_outside_a_transaction_block_and_walks_as_broad(
         s.scalar(text("SELECT 1"))
         outside = transaction_status(s)
     assert outside is TransactionStatus.INTRANS
+
+
+def add_scoped(client: TestClient, scopes: list[str]) -> list[str]:
+    """One fact per entry of `scopes`, in that scope; their ids in order."""
+    items = [
+        {"source": "t", "source_kind": "observation", "content": {"text": f"fact {i}"},
+         "scope": scope}
+        for i, scope in enumerate(scopes)
+    ]  # fmt: skip
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    assert r.status_code == 200, r.text
+    return [x["result"]["primary_record"]["id"] for x in r.json()["results"]]
+
+
+def nearest_in_scope(db: Database, scope: str, limit: int, also: list[str]) -> dict[str, float]:
+    """The exact search of one scope (live records only), nearest first."""
+    flt = RecordFilter(statuses=["active"], scopes=[scope])
+    records = RecordQuery(flt, Visibility(4, None), time.time())
+    with db.transaction() as s:
+        found = vector_repo.nearest(
+            s, Tier.pgvector, lambda: graded(0), records, limit, also,
+            small_scope=True, ef_search=40,
+        )  # fmt: skip
+    return dict(sorted(found.items(), key=lambda kv: -kv[1]))
+
+
+def test_a_scope_is_ranked_exactly_from_its_own_vectors(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Every vector row carries its record's scope (migration 0015), and a scope's exact
+    search ranks that scope's vectors: the other scope's records, all nearer the query,
+    never crowd its nearest out; only the `also` ids of other scopes get a similarity.
+    When too few of the scope's nearest pass the filters (its 30 nearest retracted), the
+    same statement ranks every record the filters admit."""
+    scopes = ["other" if i % 2 == 0 else "mine" for i in range(120)]
+    ids = add_scoped(make_client(make_settings(pg_url)), scopes)
+    db = Database(pg_url)
+    try:
+        with db.transaction() as s:  # the other scope's records take the nearest grades
+            other = [rid for rid, scope in zip(ids, scopes, strict=True) if scope == "other"]
+            mine = [rid for rid, scope in zip(ids, scopes, strict=True) if scope == "mine"]
+            vectors = [(rid, graded(k)) for k, rid in enumerate(other + mine)]
+            queue_repo.store_vectors(s, Tier.pgvector, "m", vectors)
+            stored = s.execute(
+                text(
+                    "SELECT e.scope, r.scope FROM record_embeddings e "
+                    "JOIN records r ON r.id = e.record_id"
+                )
+            ).all()
+        assert len(stored) == 120 and all(e == r for e, r in stored)
+        found = nearest_in_scope(db, "mine", 8, [other[0]])
+        assert list(found)[:1] == [other[0]]  # asked for by id: scored, whatever its scope
+        assert list(found)[1:] == mine[:8]
+        assert found[mine[0]] == pytest.approx(1 / (1 + 0.6**2 * 100) ** 0.5)
+        with db.transaction() as s:
+            s.execute(
+                text("UPDATE records SET status = 'retracted' WHERE id = ANY(:ids)"),
+                {"ids": mine[:30]},
+            )
+        assert list(nearest_in_scope(db, "mine", 8, [])) == mine[30:38]
+    finally:
+        db.dispose()

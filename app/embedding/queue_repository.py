@@ -140,11 +140,15 @@ def store_vectors(
     """Write unit-length vectors (replacing older ones) for existing records, and mark
     those records embedded. The mark is an UPDATE of each record's row in the same
     transaction: on PostgreSQL the row's new version (xmin) is how the retrieval's vector
-    cache (app/retrieve/pg_vector_cache.py) tells that the vector changed."""
+    cache (app/retrieve/pg_vector_cache.py) tells that the vector changed. Each vector
+    row carries its record's scope, which the mark reads back (migration 0015)."""
     if not items:
         return
-    ids = [rid for rid, _ in items]
-    mark(session, ids, "done")
+    scopes = _mark_embedded(session, [rid for rid, _ in items])
+    # (id, scope, unit vector) of the records still there (one may be gone meanwhile)
+    kept = [(rid, scopes[rid], unit_vector(v)) for rid, v in items if rid in scopes]
+    if not kept:
+        return
     if tier is Tier.pgvector:
         # Rows as executemany parameters: the statement compiles once and is cached (a
         # VALUES list of the batch was compiled anew each time, ~7 % of the worker's
@@ -152,17 +156,36 @@ def store_vectors(
         stmt = postgresql.insert(pg_embeddings)
         stmt = stmt.on_conflict_do_update(
             index_elements=["record_id"],
-            set_={"model": stmt.excluded.model, "embedding": stmt.excluded.embedding},
+            set_={
+                "model": stmt.excluded.model,
+                "embedding": stmt.excluded.embedding,
+                "scope": stmt.excluded.scope,
+            },
         )
-        rows = [{"record_id": rid, "model": model, "embedding": unit_vector(v)} for rid, v in items]
+        rows = [
+            {"record_id": rid, "model": model, "scope": scope, "embedding": vec}
+            for rid, scope, vec in kept
+        ]
         session.execute(stmt, rows)
         return
     # Delete + insert (not update): new rowids are how the SQLite cache notices changes.
-    session.execute(delete(EmbeddingRow).where(EmbeddingRow.record_id.in_(ids)))
+    session.execute(delete(EmbeddingRow).where(EmbeddingRow.record_id.in_([r for r, *_ in kept])))
     session.execute(
         insert(EmbeddingRow),
         [
-            {"record_id": rid, "model": model, "vector": unit_vector(v).tobytes()}
-            for rid, v in items
+            {"record_id": rid, "model": model, "scope": scope, "vector": vec.tobytes()}
+            for rid, scope, vec in kept
         ],
     )
+
+
+def _mark_embedded(session: Session, ids: Sequence[str]) -> dict[str, str | None]:
+    """Mark the records of `ids` embedded; record id → scope of those that exist."""
+    stmt = (
+        update(RecordRow)
+        .where(RecordRow.id.in_(list(ids)))
+        .values(embedding_status="done")
+        .returning(RecordRow.id, RecordRow.scope)
+        .execution_options(synchronize_session=False)
+    )
+    return {rid: scope for rid, scope in session.execute(stmt)}

@@ -248,6 +248,11 @@ class EmbeddingRow(Base):
     )
     model: Mapped[str] = mapped_column(String(256), nullable=False)
     vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    # The record's scope, copied by every writer (a record's scope never changes): a
+    # scope's vectors read through their own index (migration 0015).
+    scope: Mapped[str | None] = mapped_column(String(512), nullable=True)
+
+    __table_args__ = (Index("ix_record_embeddings_scope", "scope"),)
 
 
 class EmbeddingLeaseRow(Base):
@@ -269,4 +274,5 @@ pg_embeddings = table(
     column("model", String),
     column("embedding", Vector()),
     column("vector"),
+    column("scope", String),
 )
