@@ -70,7 +70,10 @@ def seed(db: Database, n: int, scope: str, rng: random.Random, now: float) -> No
                 edges.append({"source_id": b, "predicate": "derives", "target_id": a,
                               "weight": 1.0, "created_at": now})  # fmt: skip
             session.execute(insert(RelationRow), edges)
-            vectors = [{"record_id": i, "model": "bench", "vector": b"\0" * 1536} for i in ids]
+            vectors = [
+                {"record_id": i, "model": "bench", "vector": b"\0" * 1536, "scope": scope}
+                for i in ids
+            ]
             session.execute(insert(EmbeddingRow), vectors)
         done += size
         print(f"  seeded {scope} {done:,}/{n:,}", file=sys.stderr, flush=True)

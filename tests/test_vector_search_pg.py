@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from psycopg.pq import TransactionStatus
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from app import deadline
 from app.db import Database, Tier
@@ -180,9 +182,10 @@ def test_a_scope_is_ranked_exactly_from_its_own_vectors(
 ) -> None:
     """Every vector row carries its record's scope (migration 0015), and a scope's exact
     search ranks that scope's vectors: the other scope's records, all nearer the query,
-    never crowd its nearest out; only the `also` ids of other scopes get a similarity.
-    When too few of the scope's nearest pass the filters (its 30 nearest retracted), the
-    same statement ranks every record the filters admit."""
+    never crowd its nearest out; only the `also` ids of other scopes get a similarity. A
+    row whose scope is not known yet (NULL) is searched with every scope. When too few
+    of the scope's nearest pass the filters (its 30 nearest retracted), and only then,
+    the same statement ranks every record the filters admit."""
     scopes = ["other" if i % 2 == 0 else "mine" for i in range(120)]
     ids = add_scoped(make_client(make_settings(pg_url)), scopes)
     db = Database(pg_url)
@@ -203,11 +206,50 @@ def test_a_scope_is_ranked_exactly_from_its_own_vectors(
         assert list(found)[:1] == [other[0]]  # asked for by id: scored, whatever its scope
         assert list(found)[1:] == mine[:8]
         assert found[mine[0]] == pytest.approx(1 / (1 + 0.6**2 * 100) ** 0.5)
+        assert fallback_runs(db, "mine", 8) == 0  # the scope's own window sufficed
+        with db.transaction() as s:  # as a worker older than migration 0015 leaves it
+            s.execute(
+                text("UPDATE record_embeddings SET scope = NULL WHERE record_id = :id"),
+                {"id": mine[0]},
+            )
+        assert list(nearest_in_scope(db, "mine", 8, [])) == mine[:8]
+        assert fallback_runs(db, "mine", 8) == 0
         with db.transaction() as s:
             s.execute(
                 text("UPDATE records SET status = 'retracted' WHERE id = ANY(:ids)"),
                 {"ids": mine[:30]},
             )
         assert list(nearest_in_scope(db, "mine", 8, [])) == mine[30:38]
+        assert fallback_runs(db, "mine", 8) == 1  # its nearest 12 are retracted
     finally:
         db.dispose()
+
+
+def fallback_runs(db: Database, scope: str, limit: int) -> int:
+    """How often the exact search of `scope` ran its fallback scan (every record the
+    filters admit), read off the statement's plan as PostgreSQL executed it."""
+    flt = RecordFilter(statuses=["active"], scopes=[scope])
+    records = RecordQuery(flt, Visibility(4, None), time.time())
+    ask = pg_vector_repository._Ask.of(np.asarray(graded(0)), records, None)
+    stmt = pg_vector_repository._nearest_first(ask.shape, False)
+    params = {**ask.params, "limit": limit, "window": limit + limit // 2, "also": []}
+
+    def explained(conn: Any, cursor: Any, sql: str, *rest: Any) -> tuple[str, Any]:
+        return f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", rest[0]
+
+    event.listen(db.engine, "before_cursor_execute", explained, retval=True)
+    try:
+        with db.transaction() as s:
+            plan = s.connection().execute(stmt, params).cursor.fetchone()[0][0]["Plan"]
+    finally:
+        event.remove(db.engine, "before_cursor_execute", explained)
+    guarded = [node for node in _nodes(plan) if "One-Time Filter" in node]
+    assert len(guarded) == 1
+    (scan,) = [c for c in guarded[0]["Plans"] if c["Parent Relationship"] == "Outer"]
+    return int(scan["Actual Loops"])
+
+
+def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _nodes(child)

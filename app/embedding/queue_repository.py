@@ -141,12 +141,13 @@ def store_vectors(
     those records embedded. The mark is an UPDATE of each record's row in the same
     transaction: on PostgreSQL the row's new version (xmin) is how the retrieval's vector
     cache (app/retrieve/pg_vector_cache.py) tells that the vector changed. Each vector
-    row carries its record's scope, which the mark reads back (migration 0015)."""
+    row carries its record's scope ('' for none), which the mark reads back (migration
+    0015)."""
     if not items:
         return
     scopes = _mark_embedded(session, [rid for rid, _ in items])
     # (id, scope, unit vector) of the records still there (one may be gone meanwhile)
-    kept = [(rid, scopes[rid], unit_vector(v)) for rid, v in items if rid in scopes]
+    kept = [(rid, scopes[rid] or "", unit_vector(v)) for rid, v in items if rid in scopes]
     if not kept:
         return
     if tier is Tier.pgvector:

@@ -248,8 +248,10 @@ class EmbeddingRow(Base):
     )
     model: Mapped[str] = mapped_column(String(256), nullable=False)
     vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
-    # The record's scope, copied by every writer (a record's scope never changes): a
-    # scope's vectors read through their own index (migration 0015).
+    # The record's scope ('' for none), copied by every writer (a record's scope never
+    # changes): a scope's vectors read through their own index (migration 0015). NULL:
+    # written by a worker older than 0015 (during a rolling update), so searched with
+    # every scope and checked against the filters.
     scope: Mapped[str | None] = mapped_column(String(512), nullable=True)
 
     __table_args__ = (Index("ix_record_embeddings_scope", "scope"),)

@@ -20,6 +20,7 @@ from sqlalchemy import (
     bindparam,
     func,
     literal_column,
+    or_,
     select,
     text,
     union_all,
@@ -188,7 +189,8 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
     values, whereas a scope's best plan depends on its size."""
     vectors = [pg_embeddings.c.embedding.is_not(None)]
     if shape.filters.scopes:
-        vectors.append(pg_embeddings.c.scope.in_(bindparam("f_scopes", expanding=True)))
+        scope = pg_embeddings.c.scope  # NULL: not known yet (migration 0015): checked
+        vectors.append(or_(scope.in_(bindparam("f_scopes", expanding=True)), scope.is_(None)))
     window = (
         select(pg_embeddings.c.record_id.label("record_id"), _DISTANCE.label("distance"))
         .where(*vectors)

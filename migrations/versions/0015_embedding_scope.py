@@ -7,7 +7,9 @@ by primary key once per record: at a million records, a 1,000-record scope read 
 buffers for 967 rows, 10.3 ms of the request's ~21 ms of server time. With the column
 the scope's vectors are read through its own index, and only the nearest of them are
 checked against the filters by key. A record's scope never changes after it is created,
-and `store_vectors` (every writer of vectors) copies it, so the column needs no trigger.
+and `store_vectors` (every writer of vectors) copies it ('' for a record without one), so
+the column needs no trigger. A row left NULL (written by a worker of the previous release
+while this one rolls out) is searched with every scope, then checked by its record's.
 
 Filling the column rewrites every vector row. On PostgreSQL those rows fill their pages,
 so each new row version would also be a new entry in the HNSW index, far slower than a
@@ -17,7 +19,10 @@ as its own step (`python -m app.migrate`, the Kubernetes Job); the migration rai
 maintenance_work_mem for its own transaction to what the graph needs, up to 2 GB (set it
 higher on the server for a larger store). Adding the column locks `record_embeddings`
 until the migration commits: for that time, retrieves with a query and the embedding
-worker wait on it (and answer 503 past their deadlines), so schedule it as downtime.
+worker wait on it (and answer 503 past their deadlines), so schedule it as downtime, and
+give the Job the time (`activeDeadlineSeconds`: 3,600 s in deploy/kubernetes; ~13 minutes
+a million vectors while the graph fits maintenance_work_mem). The fill leaves each row's old version for
+autovacuum to reclaim (no VACUUM runs inside a migration's transaction).
 SQLite keeps the column (one schema) and does not read it: its vector search is the
 process's matrix (app/retrieve/vector_cache.py).
 
@@ -52,8 +57,8 @@ def upgrade() -> None:
     op.add_column("record_embeddings", sa.Column("scope", sa.String(512), nullable=True))
     if bind.dialect.name != "postgresql":
         op.execute(
-            "UPDATE record_embeddings SET scope = "
-            "(SELECT scope FROM records WHERE records.id = record_embeddings.record_id)"
+            "UPDATE record_embeddings SET scope = coalesce("
+            "(SELECT scope FROM records WHERE records.id = record_embeddings.record_id), '')"
         )
         op.create_index(SCOPE_INDEX, "record_embeddings", ["scope"])
         return
@@ -61,8 +66,8 @@ def upgrade() -> None:
     if hnsw:
         op.execute(f"DROP INDEX {HNSW}")
     op.execute(
-        "UPDATE record_embeddings AS e SET scope = r.scope FROM records AS r "
-        "WHERE r.id = e.record_id AND r.scope IS NOT NULL"
+        "UPDATE record_embeddings AS e SET scope = coalesce(r.scope, '') FROM records AS r "
+        "WHERE r.id = e.record_id"
     )
     op.create_index(SCOPE_INDEX, "record_embeddings", ["scope"])
     if hnsw:
