@@ -240,9 +240,11 @@ def fallback_runs(db: Database, scope: str, limit: int) -> int:
     event.listen(db.engine, "before_cursor_execute", explained, retval=True)
     try:
         with db.transaction() as s:
-            plan = s.connection().execute(stmt, params).cursor.fetchone()[0][0]["Plan"]
+            row = s.connection().execute(stmt, params).cursor.fetchone()
     finally:
         event.remove(db.engine, "before_cursor_execute", explained)
+    assert row is not None
+    plan = row[0][0]["Plan"]
     guarded = [node for node in _nodes(plan) if "One-Time Filter" in node]
     assert len(guarded) == 1
     (scan,) = [c for c in guarded[0]["Plans"] if c["Parent Relationship"] == "Outer"]

@@ -187,7 +187,7 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
     the caller may read a few scopes, or ask for a rare type). Prepared when no scope is
     named: the plan is then a scan of the vectors and look-ups by key whatever the
     values, whereas a scope's best plan depends on its size."""
-    vectors = [pg_embeddings.c.embedding.is_not(None)]
+    vectors: list[ColumnElement[bool]] = [pg_embeddings.c.embedding.is_not(None)]
     if shape.filters.scopes:
         scope = pg_embeddings.c.scope  # NULL: not known yet (migration 0015): checked
         vectors.append(or_(scope.in_(bindparam("f_scopes", expanding=True)), scope.is_(None)))
