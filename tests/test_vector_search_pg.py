@@ -17,8 +17,10 @@ from app import deadline
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
+from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_repository
 from app.retrieve import vector_repository as vector_repo
+from app.retrieve.header_repository import CarriedHeaders, header_from
 from app.trust import Visibility
 from tests.conftest import auth, make_settings, transaction_status
 from tests.test_vector_cache import add_records, axis
@@ -255,3 +257,38 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield plan
     for child in plan.get("Plans", []):
         yield from _nodes(child)
+
+
+@pytest.mark.parametrize("mentioning", [[], ["an-entity-id"]], ids=["plain", "mentioning"])
+def test_a_scopes_nearest_carry_their_headers(
+    pg_url: str, make_client: Callable[..., TestClient], mentioning: list[str]
+) -> None:
+    """The records an exact scope search returns carry the headers ranking needs, the
+    same as a look-up by id gives, whether the scope's window sufficed or its fallback
+    scan ran (the window's nearest retracted)."""
+    ids = add_scoped(make_client(make_settings(pg_url)), ["mine"] * 30)
+    db = Database(pg_url)
+    flt = RecordFilter(statuses=["active"], scopes=["mine"])
+    try:
+        with db.transaction() as s:
+            vectors = [(r, graded(i)) for i, r in enumerate(ids)]
+            queue_repo.store_vectors(s, Tier.pgvector, "m", vectors)
+        for kept in (ids, ids[12:]):
+            records = RecordQuery(flt, Visibility(4, None), time.time())
+            carry = CarriedHeaders(mentioning)
+            with db.transaction() as s:
+                found = vector_repo.nearest(
+                    s, Tier.pgvector, lambda: graded(0), records, 8, [],
+                    small_scope=True, ef_search=40, carry=carry,
+                )  # fmt: skip
+                looked_up = header_repo.headers(s, list(found), records, mentioning)
+            assert set(found) == set(kept[:8])
+            carried = {rid: header_from(records.now, row) for rid, row in carry.rows.items()}
+            assert carried == looked_up
+            with db.transaction() as s:  # the next round: the 12 nearest retracted
+                s.execute(
+                    text("UPDATE records SET status = 'retracted' WHERE id = ANY(:ids)"),
+                    {"ids": ids[:12]},
+                )
+    finally:
+        db.dispose()

@@ -199,23 +199,25 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
         .cte("window")
         .prefix_with("MATERIALIZED")
     )
-    # ANY(ARRAY(...)): the window's records by their primary key; a join let the planner
-    # hash the whole filtered table instead.
-    admitted = select(RecordRow.id).where(
-        RecordRow.id == func.any(func.array(select(window.c.record_id).scalar_subquery())),
-        *bound_clauses(shape.filters),
+    # ANY(ARRAY(...)): the window's records by their primary key (a join let the planner
+    # hash the whole filtered table instead), with the headers asked for read there.
+    admitted = (
+        select(RecordRow.id, *shape.columns[1:])  # header_columns start with the id
+        .where(
+            RecordRow.id == func.any(func.array(select(window.c.record_id).scalar_subquery())),
+            *bound_clauses(shape.filters),
+        )
+        .subquery("admitted")
     )
     passing = (
-        select(window.c.record_id, window.c.distance)
-        .where(window.c.record_id.in_(admitted))
+        select(window.c.record_id, window.c.distance, *list(admitted.c)[: len(shape.columns)])
+        .join_from(window, admitted, admitted.c.id == window.c.record_id)
         .order_by(window.c.distance)
         .limit(bindparam("limit"))
         .cte("passing")
         .prefix_with("MATERIALIZED")
     )
-    best = select(*passing.c, *shape.columns)
-    if shape.columns:
-        best = best.join_from(passing, RecordRow, RecordRow.id == passing.c.record_id)
+    best = select(*passing.c)
     too_few = select(func.count()).select_from(passing).scalar_subquery() < bindparam("limit")
     # The one-time filter stays outside the ranked subquery (its LIMIT keeps PostgreSQL
     # from pushing it in): there a false filter never starts the scan below it, whereas
