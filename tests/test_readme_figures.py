@@ -521,6 +521,28 @@ def twenty_second_session() -> list[Figure]:
     return figures
 
 
+def twenty_third_session() -> list[Figure]:
+    """A scope's vectors through their own index (040e9f2 → 56a8268): the 100,000-record,
+    100-scope PostgreSQL store's one-scope retrieve and 32-client throughput, and LoCoMo
+    on PostgreSQL after it."""
+    pair = "scale-postgres-100000-s100-{040e9f2,56a8268}.json"
+    before, after = (
+        load(f"scale-postgres-100000-s100-{c}.json") for c in ("040e9f2", "56a8268")
+    )
+    one = [r["retrieve_ms"]["one_scope_expand"] for r in (before, after)]
+    c32 = [r["retrieve_throughput"]["c32"]["rps"] for r in (before, after)]
+    recall = load("locomo-postgres-56a8268.json")["service"]["recall_at_k"]["10"]
+    return [
+        Figure(
+            f"{pair}: retrieve_ms.one_scope_expand",
+            f"one scope p50 / p95 {one[0]['p50_ms']} / {one[0]['p95_ms']} → "
+            f"{one[1]['p50_ms']} / {one[1]['p95_ms']} ms",
+        ),
+        Figure(f"{pair}: retrieve_throughput.c32", f"32 clients {c32[0]} → {c32[1]} retrieves/s"),
+        Figure("locomo-postgres-56a8268.json: recall@10", f"recall@10 {recall:.4f}"),
+    ]
+
+
 FIGURES = (
     consolidation()
     + locomo()
@@ -536,6 +558,7 @@ FIGURES = (
     + twentieth_session()
     + twenty_first_session()
     + twenty_second_session()
+    + twenty_third_session()
 )
 
 
