@@ -526,9 +526,7 @@ def twenty_third_session() -> list[Figure]:
     100-scope PostgreSQL store's one-scope retrieve and 32-client throughput, and LoCoMo
     on PostgreSQL after it."""
     pair = "scale-postgres-100000-s100-{040e9f2,56a8268}.json"
-    before, after = (
-        load(f"scale-postgres-100000-s100-{c}.json") for c in ("040e9f2", "56a8268")
-    )
+    before, after = (load(f"scale-postgres-100000-s100-{c}.json") for c in ("040e9f2", "56a8268"))
     one = [r["retrieve_ms"]["one_scope_expand"] for r in (before, after)]
     c32 = [r["retrieve_throughput"]["c32"]["rps"] for r in (before, after)]
     recall = load("locomo-postgres-56a8268.json")["service"]["recall_at_k"]["10"]
