@@ -190,3 +190,22 @@ def _mark_embedded(session: Session, ids: Sequence[str]) -> dict[str, str | None
         .execution_options(synchronize_session=False)
     )
     return {rid: scope for rid, scope in session.execute(stmt)}
+
+
+def fill_missing_scopes(session: Session, limit: int) -> int:
+    """Give up to `limit` vector rows without a scope their record's ('' for none): rows
+    written by a worker of a release before migration 0015 while this one rolled out,
+    which every scoped vector search reads until then. How many were filled."""
+    missing = select(EmbeddingRow.record_id).where(EmbeddingRow.scope.is_(None)).limit(limit)
+    scope = (
+        select(func.coalesce(RecordRow.scope, ""))
+        .where(RecordRow.id == EmbeddingRow.record_id)
+        .scalar_subquery()
+    )
+    stmt = (
+        update(EmbeddingRow)
+        .where(EmbeddingRow.record_id.in_(missing.scalar_subquery()))
+        .values(scope=scope)
+        .execution_options(synchronize_session=False)
+    )
+    return int(session.execute(stmt).rowcount or 0)  # type: ignore[attr-defined]

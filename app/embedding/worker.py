@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -29,6 +30,11 @@ MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures
 # dead worker's batch waits this long. A lease that runs out under a live worker costs a
 # second embedding of its batch, never a second write (the write checks pending).
 LEASE_S = 600.0
+# How often an idle worker gives vector rows without a scope their record's (at most
+# SCOPE_REPAIR_ROWS at a time): a worker of the previous release writes such rows while a
+# release with migration 0015 rolls out, and every scoped vector search reads them.
+SCOPE_REPAIR_EVERY_S = 60.0
+SCOPE_REPAIR_ROWS = 5000
 
 
 def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
@@ -194,6 +200,7 @@ class EmbeddingWorker:
         self.interval_s = interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._repaired_at = float("-inf")
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="membrane-embedding", daemon=True)
@@ -231,5 +238,22 @@ class EmbeddingWorker:
                 level = logging.INFO if first_drain else logging.DEBUG
                 log.log(level, "embeddings up to date (%d records embedded)", drained)
                 first_drain, drained = False, 0
+            if not failures:
+                self._repair_scopes()
             delay = self.interval_s * (2 ** min(failures, MAX_BACKOFF_STEPS))
             self._stop.wait(delay)
+
+    def _repair_scopes(self) -> None:
+        """Fill vector rows without a scope, at most once every SCOPE_REPAIR_EVERY_S."""
+        now = time.monotonic()
+        if now - self._repaired_at < SCOPE_REPAIR_EVERY_S:
+            return
+        self._repaired_at = now
+        try:
+            with self.db.transaction() as session:
+                filled = repo.fill_missing_scopes(session, SCOPE_REPAIR_ROWS)
+        except Exception:
+            log.exception("filling the scopes of vector rows failed")
+            return
+        if filled:
+            log.info("gave %d vector rows their record's scope", filled)
