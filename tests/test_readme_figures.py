@@ -538,7 +538,19 @@ def twenty_third_session() -> list[Figure]:
         ),
         Figure(f"{pair}: retrieve_throughput.c32", f"32 clients {c32[0]} → {c32[1]} retrieves/s"),
         Figure("locomo-postgres-56a8268.json: recall@10", f"recall@10 {recall:.4f}"),
+        *million_scope_runs(),
     ]
+
+
+def million_scope_runs() -> list[Figure]:
+    """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
+    figures = []
+    for commit in ("56a8268", "040e9f2", "a390a2a"):
+        f = f"scale-postgres-1000000-{commit}.json"
+        one = load(f)["retrieve_ms"]["one_scope_expand"]
+        cell = f"{commit} {one['p50_ms']} / {one['p95_ms']} ms"
+        figures.append(Figure(f"{f}: retrieve_ms.one_scope_expand", cell))
+    return figures
 
 
 FIGURES = (
