@@ -204,7 +204,9 @@ def fill_missing_scopes(session: Session, limit: int) -> int:
     )
     stmt = (
         update(EmbeddingRow)
-        .where(EmbeddingRow.record_id.in_(missing.scalar_subquery()))
+        # still NULL when its turn comes: a second worker blocked on the first's rows
+        # finds them filled and writes nothing
+        .where(EmbeddingRow.record_id.in_(missing.scalar_subquery()), EmbeddingRow.scope.is_(None))
         .values(scope=scope)
         .execution_options(synchronize_session=False)
     )

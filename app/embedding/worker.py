@@ -32,9 +32,10 @@ MAX_BACKOFF_STEPS = 6  # interval · 2^6 at most after repeated failures
 LEASE_S = 600.0
 # How often an idle worker gives vector rows without a scope their record's (at most
 # SCOPE_REPAIR_ROWS at a time): a worker of the previous release writes such rows while a
-# release with migration 0015 rolls out, and every scoped vector search reads them.
+# release with migration 0015 rolls out, and every scoped vector search reads them. Few:
+# on PostgreSQL each filled row is a new HNSW entry (~10 ms), its row locked meanwhile.
 SCOPE_REPAIR_EVERY_S = 60.0
-SCOPE_REPAIR_ROWS = 5000
+SCOPE_REPAIR_ROWS = 100
 
 
 def embed_pending(db: Database, embedder: Embedder, batch_size: int, *, max_passages: int) -> int:
