@@ -21,8 +21,8 @@ higher on the server for a larger store). Adding the column locks `record_embedd
 until the migration commits: for that time, retrieves with a query and the embedding
 worker wait on it (and answer 503 past their deadlines), so schedule it as downtime, and
 give the Job the time (`activeDeadlineSeconds`: 3,600 s in deploy/kubernetes; ~13 minutes
-a million vectors while the graph fits maintenance_work_mem). The fill leaves each row's old version for
-autovacuum to reclaim (no VACUUM runs inside a migration's transaction).
+a million vectors while the graph fits maintenance_work_mem). The fill leaves each row's
+old version for autovacuum to reclaim (no VACUUM runs inside a migration's transaction).
 SQLite keeps the column (one schema) and does not read it: its vector search is the
 process's matrix (app/retrieve/vector_cache.py).
 
