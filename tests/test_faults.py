@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from app import clock
+from app import clock, failpoints
 from app.db import Database
 from app.enums import Sensitivity
 from app.errors import PROBLEM_BASE, database_unavailable
@@ -238,39 +238,46 @@ def _run_consolidation(url: str, answers: list[httpx.Response | Exception]) -> N
         answers.append(exc)
 
 
-def _kill_during_consolidation(db_url: str, db: Database, log: Path) -> None:
-    """Start a consolidation run and SIGKILL the service while it runs (the run takes
-    about a second; the kill comes 0.02 to 0.2 s after it started)."""
+def _kill_during_consolidation(db_url: str, log: Path, point: str) -> None:
+    """Start a consolidation run, let it reach the fail point `point` (where it holds
+    still, its transaction as it is) and SIGKILL the service there."""
     answers: list[httpx.Response | Exception] = []
-    with service(db_url, log) as svc:
+    marker = log.with_suffix(".failpoint")
+    with service(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}"}) as svc:
         caller = threading.Thread(target=_run_consolidation, args=(svc.url, answers))
         caller.start()
-        deadline = time.monotonic() + 30
-        while not any(r.status == "running" for r in _runs(db)):
+        deadline = time.monotonic() + 60
+        while not marker.exists():
             assert time.monotonic() < deadline and caller.is_alive(), answers
             time.sleep(0.01)
-        time.sleep(random.uniform(0.02, 0.2))
         svc.kill()
         caller.join(30)
     assert len(answers) == 1 and isinstance(answers[0], httpx.TransportError), answers
 
 
+@pytest.mark.parametrize(
+    ("point", "compressed_by_killed_run"),
+    [(failpoints.COMPRESSION_UNCOMMITTED, 0), (failpoints.COMPRESSION_COMMITTED, GROUPS)],
+    ids=["inside-the-compression-transaction", "after-it-committed"],
+)
 def test_kill_9_during_consolidation_leaves_episodes_compressed_or_untouched(
-    db_url: str, db: Database, tmp_path: Path
+    db_url: str, db: Database, tmp_path: Path, point: str, compressed_by_killed_run: int
 ) -> None:
-    """A run killed mid-transaction leaves every episode either compressed (the
-    compressed record with its edges and audit entry) or untouched, all or nothing;
-    the next run, in a new process, compresses each episode exactly once."""
+    """A run killed inside its compression transaction (every row written, not yet
+    committed) leaves every episode untouched; killed after that commit, every episode
+    compressed (the compressed record with its edges and audit entry). Either way the
+    next run, in a new process, marks the dead run abandoned and compresses each episode
+    exactly once."""
     episodes = _seed_old_episodes(db)
-    _kill_during_consolidation(db_url, db, tmp_path / "service.log")
+    _kill_during_consolidation(db_url, tmp_path / "service.log", point)
     snap = Snapshot.load(db)
     assert store_problems(snap) == []
-    compressed = snap.tagged(COMPRESSED_TAG, "episodic")
-    assert len(compressed) in (0, GROUPS), "a killed run committed part of its work"
+    assert len(snap.tagged(COMPRESSED_TAG, "episodic")) == compressed_by_killed_run
     assert [r.status for r in _runs(db)] == ["running"]  # killed before it finished
     # The dead process's lock went with it: the next run takes it and finishes the work.
     again = run_now(db, make_settings(db_url), "consolidation")
     assert again.status == "succeeded", again.error
+    assert again.counts["compressed_records"] == GROUPS - compressed_by_killed_run
     killed = [r for r in _runs(db) if r.id != again.id]
     assert [(r.status, r.error) for r in killed] == [("failed", "abandoned: its runner stopped")]
     snap = Snapshot.load(db)

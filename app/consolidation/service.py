@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from app import clock
+from app import clock, failpoints
 from app.config import Settings
 from app.consolidation import repository as consolidation_repo
 from app.consolidation.competence_stage import run_competence_stage
@@ -184,6 +184,8 @@ def compress_episodes(
                     scale_unaudited(session, [m.id for m in members], source_factor, now)
                     written += 1
                     sources += len(members)
+            failpoints.reach(failpoints.COMPRESSION_UNCOMMITTED)
+    failpoints.reach(failpoints.COMPRESSION_COMMITTED)
     return {"candidates": len(keys), "compressed_records": written, "compressed_sources": sources}
 
 
