@@ -4,8 +4,8 @@ all, exactly as its episodes' stage markers say, and the next run finishes the w
 no duplicate.
 
 The worker is the real `python -m app.worker` with its scheduler running consolidation
-every half second; the first kill lands while the semantic stage is writing, the second
-once the competence stage has begun."""
+every half second; the first kill lands inside the semantic stage's second transaction,
+the second inside the competence stage's first (fail points, app/failpoints.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from app import clock
+from app import clock, failpoints
 from app.consolidation import competence_stage, plan_graph_stage, semantic_stage
 from app.db import Database
 from app.jobs.service import run_now
@@ -105,9 +105,10 @@ def _seed(db: Database) -> list[RecordRow]:
 
 
 @contextmanager
-def _worker(db_url: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _worker(db_url: str, log: Path, extra: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     env = service_env(db_url)
     env.update(
+        extra,
         MEMBRANE_SCHEDULER__ENABLED="true",
         MEMBRANE_SCHEDULER__CONSOLIDATION_INTERVAL_S="0.5",
         MEMBRANE_SCHEDULER__DECAY_INTERVAL_S="86400",
@@ -131,13 +132,15 @@ def _markers(db: Database, stage: str) -> int:
         return int(session.scalar(stmt) or 0)
 
 
-def _kill_when(db_url: str, db: Database, log: Path, stage: str, at_least: int) -> None:
-    """Start a worker and SIGKILL it once `stage` has marked `at_least` episodes."""
-    with _worker(db_url, log) as proc:
+def _kill_at(db_url: str, log: Path, point: str, nth: int = 1) -> None:
+    """Start a worker and SIGKILL it once its consolidation run holds still at the fail
+    point `point` (app/failpoints.py), reached for the `nth` time."""
+    marker = log.with_suffix(f".{point}")
+    with _worker(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}:{nth}"}) as proc:
         deadline = time.monotonic() + START_TIMEOUT_S
-        while _markers(db, stage) < at_least:
+        while not marker.exists():
             assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
-            assert time.monotonic() < deadline, f"no {stage} progress in time"
+            assert time.monotonic() < deadline, f"the run never reached {point}"
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
@@ -194,12 +197,16 @@ def test_killing_the_worker_mid_consolidation_leaves_whole_units_and_loses_nothi
 ) -> None:
     episodes = {r.id: r for r in _seed(db)}
     log = tmp_path / "worker.log"
-    _kill_when(db_url, db, log, semantic_stage.STAGE, at_least=20)
+    # Killed inside the semantic stage's second transaction: the first batch is there
+    # whole, nothing of the second.
+    _kill_at(db_url, log, failpoints.SEMANTIC_BATCH_UNCOMMITTED, nth=2)
     first = _checked(db, episodes)
-    semantic_done = _markers(db, semantic_stage.STAGE)
-    assert 20 <= semantic_done < len(_successful(episodes)), "the kill missed the stage"
-    _kill_when(db_url, db, log, competence_stage.STAGE, at_least=1)
+    assert _markers(db, semantic_stage.STAGE) == semantic_stage.EPISODES_PER_TRANSACTION
+    # Killed inside the competence stage's first transaction, the semantic stage done.
+    _kill_at(db_url, log, failpoints.FOLD_BATCH_UNCOMMITTED)
     _checked(db, episodes)
+    assert _markers(db, semantic_stage.STAGE) == len(_successful(episodes))
+    assert _markers(db, competence_stage.STAGE) == 0
     assert len(first.records) > len(episodes)  # the first killed run had promoted some
     # the next run, in this process, finishes the work
     run = run_now(db, make_settings(db_url), "consolidation")

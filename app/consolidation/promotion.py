@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app import clock
+from app import clock, failpoints
 from app.audit import repository as audit_repo
 from app.consolidation import repository as consolidation_repo
 from app.consolidation.fact_batch import FactBatch, Triple
@@ -302,6 +302,9 @@ def _fold_batch(
             results: list[tuple[int, int, int] | None] = [
                 _fold(unit, pattern, key, part) for key, part in batch
             ]
+            if failpoints.armed(failpoints.FOLD_BATCH_UNCOMMITTED):
+                session.flush()  # what the commit would write, sent before it
+                failpoints.reach(failpoints.FOLD_BATCH_UNCOMMITTED)
     except UNIT_ERRORS:
         results = [_fold_alone(db, make, trust, pattern, one) for one in batch]
     for (_, part), result in zip(batch, results, strict=True):

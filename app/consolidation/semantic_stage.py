@@ -16,6 +16,7 @@ episode either fully processed or untouched. A processed episode gets the audit 
 
 from __future__ import annotations
 
+from app import failpoints
 from app.consolidation import repository as consolidation_repo
 from app.consolidation.fact_batch import FactBatch, Triple
 from app.consolidation.promotion import (
@@ -87,6 +88,9 @@ def run_semantic_stage(
                     done: list[tuple[int, int] | None] = [
                         _promote(unit, episodes.get(i)) for i in batch
                     ]
+                if failpoints.armed(failpoints.SEMANTIC_BATCH_UNCOMMITTED):
+                    session.flush()  # what the commit would write, sent before it
+                    failpoints.reach(failpoints.SEMANTIC_BATCH_UNCOMMITTED)
         except UNIT_ERRORS:  # rolled back: each episode again on its own
             done = [_promote_alone(db, policy, trust, now, i) for i in batch]
         for result in done:
