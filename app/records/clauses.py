@@ -118,7 +118,7 @@ def filter_params(query: RecordQuery) -> dict[str, Any]:
     }
 
 
-Param = Callable[[str, bool], Any]  # (name, listed) -> a bind parameter (`_param`)
+Param = Callable[[str, bool], Any]  # (name, listed) -> a bind parameter (`filter_param`)
 
 
 def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
@@ -153,7 +153,7 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
 _TYPES = {"f_now": Float(), "f_min_salience": Float(), "f_max_salience": Float()}
 
 
-def _param(name: str, listed: bool, **value: Any) -> Any:
+def filter_param(name: str, listed: bool, **value: Any) -> Any:
     """A clause's bind parameter. Its lists (types, scopes, statuses, ...) stay expanding
     lists on PostgreSQL too, one placeholder a value, though each length is then its own
     statement: as one array (`= ANY($1)`), PostgreSQL kept planning the prepared
@@ -169,7 +169,7 @@ def _param(name: str, listed: bool, **value: Any) -> Any:
 def bound_clauses(shape: FilterShape) -> tuple[ColumnElement[bool], ...]:
     """The clauses of `shape` with their values left to parameters (`filter_params`)."""
 
-    return tuple(_clauses(shape, _param))
+    return tuple(_clauses(shape, filter_param))
 
 
 def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]:
@@ -178,6 +178,6 @@ def query_clauses(query: RecordQuery, dialect: str) -> list[ColumnElement[bool]]
     values = filter_params(query)
 
     def param(name: str, listed: bool) -> Any:
-        return _param(name, listed, value=values[name])
+        return filter_param(name, listed, value=values[name])
 
     return _clauses(filter_shape(query, dialect), param)

@@ -31,7 +31,13 @@ from sqlalchemy.sql.elements import BindParameter, ColumnElement
 from app.db import binary_rows, column_rows, prepared
 from app.models import RecordRow, pg_embeddings
 from app.models.clauses import among_param
-from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
+from app.records.clauses import (
+    FilterShape,
+    bound_clauses,
+    filter_param,
+    filter_params,
+    filter_shape,
+)
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
     CarriedHeaders,
@@ -190,7 +196,7 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
     vectors: list[ColumnElement[bool]] = [pg_embeddings.c.embedding.is_not(None)]
     if shape.filters.scopes:
         scope = pg_embeddings.c.scope  # NULL: not known yet (migration 0015): checked
-        vectors.append(or_(scope.in_(bindparam("f_scopes", expanding=True)), scope.is_(None)))
+        vectors.append(or_(scope.in_(filter_param("f_scopes", True)), scope.is_(None)))
     window = (
         select(pg_embeddings.c.record_id.label("record_id"), _DISTANCE.label("distance"))
         .where(*vectors)
