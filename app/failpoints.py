@@ -11,10 +11,13 @@ whatever transaction it has open. Unarmed, `reach` compares two strings."""
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import threading
 import time
 from pathlib import Path
+
+log = logging.getLogger("membrane.failpoints")
 
 COMPRESSION_UNCOMMITTED = "consolidation.compression_uncommitted"
 COMPRESSION_COMMITTED = "consolidation.compression_committed"
@@ -23,8 +26,34 @@ COMPRESSION_COMMITTED = "consolidation.compression_committed"
 SEMANTIC_BATCH_UNCOMMITTED = "consolidation.semantic_batch_uncommitted"
 FOLD_BATCH_UNCOMMITTED = "consolidation.fold_batch_uncommitted"
 
-_ARMED, _, _WHERE = os.environ.get("MEMBRANE_FAILPOINT", "").partition(":")
-_MARKER, _, _NTH = _WHERE.partition(":")
+_POINTS = frozenset(
+    {
+        COMPRESSION_UNCOMMITTED,
+        COMPRESSION_COMMITTED,
+        SEMANTIC_BATCH_UNCOMMITTED,
+        FOLD_BATCH_UNCOMMITTED,
+    }
+)
+
+
+def _parsed(value: str) -> tuple[str, str, int]:
+    """(point, marker file, nth) of a MEMBRANE_FAILPOINT value; ("", "", 0) when unset.
+    A value that names no point, no file or no positive nth stops the process at start
+    (a test then reads why in its log) instead of arming nothing."""
+    if not value:
+        return "", "", 0
+    name, _, where = value.partition(":")
+    marker, nth = where, "1"
+    head, _, tail = where.rpartition(":")
+    if head and tail.isdigit():
+        marker, nth = head, tail
+    if name not in _POINTS or not marker or int(nth) < 1:
+        raise ValueError(f"MEMBRANE_FAILPOINT={value!r}: expected <point>:<file>[:<nth>]")
+    log.warning("fail point %s armed: this process will hold still there (tests only)", name)
+    return name, marker, int(nth)
+
+
+_ARMED, _MARKER, _NTH = _parsed(os.environ.get("MEMBRANE_FAILPOINT", ""))
 _reached = itertools.count(1)
 _counting = threading.Lock()
 
@@ -40,7 +69,7 @@ def reach(name: str) -> None:
     if name != _ARMED:
         return
     with _counting:
-        if next(_reached) != int(_NTH or 1):
+        if next(_reached) != _NTH:
             return
     Path(_MARKER).write_text(name, encoding="utf-8")
     while True:  # until the test kills the process

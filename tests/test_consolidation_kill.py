@@ -136,6 +136,7 @@ def _kill_at(db_url: str, log: Path, point: str, nth: int = 1) -> None:
     """Start a worker and SIGKILL it once its consolidation run holds still at the fail
     point `point` (app/failpoints.py), reached for the `nth` time."""
     marker = log.with_suffix(f".{point}")
+    marker.unlink(missing_ok=True)  # only this run may write it
     with _worker(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}:{nth}"}) as proc:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not marker.exists():

@@ -243,6 +243,7 @@ def _kill_during_consolidation(db_url: str, log: Path, point: str) -> None:
     still, its transaction as it is) and SIGKILL the service there."""
     answers: list[httpx.Response | Exception] = []
     marker = log.with_suffix(".failpoint")
+    marker.unlink(missing_ok=True)  # only this run may write it
     with service(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}"}) as svc:
         caller = threading.Thread(target=_run_consolidation, args=(svc.url, answers))
         caller.start()
