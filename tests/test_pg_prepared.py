@@ -21,6 +21,7 @@ from sqlalchemy import text
 from tests.conftest import app_state, auth, make_settings
 
 RUNS = 8  # PostgreSQL tries a generic plan after five custom ones
+NEAR = "WITH near AS MATERIALIZED"  # the temporal neighbours' statement
 A = auth("admin")
 
 
@@ -95,7 +96,34 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     best = [generic for statement, generic in found if "LIMIT 10) AS best" in statement]
     assert len(best) == 1 and best[0] >= 1
     # The temporal neighbours of the all-scope retrieve's episodic hits: one statement
-    # whatever the number of seeds (an array)
-    near = [s for s, _ in found if s.startswith("WITH near AS MATERIALIZED")]
+    # whatever the number of seeds (an array); its generic plan: the next test
+    near = [s for s, _ in found if s.startswith(NEAR)]
     assert len(near) == 1
     assert len(found) == 9  # and none of the all-scope retrieve's data-dependent ones
+
+
+def test_the_temporal_neighbours_run_on_their_generic_plan(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """A retrieve across scopes whose hits are episodes (twenty seeds, in a store of some
+    size) plans its neighbours' look-ups five times, then no more: their LIMIT and
+    OFFSET are written into the statement (as parameters, PostgreSQL costed the generic
+    plan as if each look-up kept a tenth of the scope, and planned every run)."""
+    database = {"pool_size": 1, "max_overflow": 0}
+    client = make_client(make_settings(pg_url, database=database))
+    for batch in range(6):  # 600 episodes in 3 scopes, analyzed as autovacuum would
+        items = [
+            {"source_kind": "event", "source": "t", "summary": f"the harbor at dusk {i}",
+             "scope": f"s{i % 3}"}
+            for i in range(batch * 100, batch * 100 + 100)
+        ]  # fmt: skip
+        r = client.post("/v1/capture/batch", json={"items": items}, headers=A)
+        assert r.status_code == 200 and r.json()["failed"] == 0, r.text
+    with app_state(client).db.transaction() as session:
+        session.execute(text("ANALYZE records"))
+    for _ in range(RUNS):
+        r = client.post("/v1/retrieve", json={"query": "harbor dusk", "limit": 5}, headers=A)
+        assert r.status_code == 200 and len(r.json()["items"]) == 5
+        assert "context" in r.json()["signals"]  # the neighbours were looked up
+    near = [generic for statement, generic in _prepared(client) if statement.startswith(NEAR)]
+    assert len(near) == 1 and near[0] >= 1
