@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger("membrane.failpoints")
@@ -58,19 +59,17 @@ _reached = itertools.count(1)
 _counting = threading.Lock()
 
 
-def armed(name: str) -> bool:
-    """Whether `name` is the armed point (a caller may prepare its moment first)."""
-    return name == _ARMED
-
-
-def reach(name: str) -> None:
-    """Block here for good, after saying so in the marker file, when `name` is armed and
-    this is its nth arrival."""
+def reach(name: str, before: Callable[[], object] | None = None) -> None:
+    """Block here for good when `name` is armed and this is its nth arrival: first
+    `before` (a caller inside a transaction passes its flush, so that the rows its commit
+    would send are written), then the marker file says so."""
     if name != _ARMED:
         return
     with _counting:
         if next(_reached) != _NTH:
             return
+    if before is not None:
+        before()
     Path(_MARKER).write_text(name, encoding="utf-8")
     while True:  # until the test kills the process
         time.sleep(3600)

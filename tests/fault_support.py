@@ -114,6 +114,24 @@ def service(
 # -- PostgreSQL stopped and started under the service ------------------------------------
 
 
+def failpoint_env(point: str, marker: Path, nth: int = 1) -> dict[str, str]:
+    """The environment that arms the fail point `point` (app/failpoints.py) in a process
+    about to start, to hold still at its `nth` arrival; a marker of an earlier run is
+    removed first (only this run may write it)."""
+    marker.unlink(missing_ok=True)
+    return {"MEMBRANE_FAILPOINT": f"{point}:{marker}:{nth}"}
+
+
+def wait_until_held(marker: Path, still_running: Callable[[], None], timeout_s: float) -> None:
+    """Wait until the process writes `marker`: it holds still at its fail point.
+    `still_running` asserts meanwhile that the process (and whoever calls it) runs on."""
+    deadline = time.monotonic() + timeout_s
+    while not marker.exists():
+        still_running()
+        assert time.monotonic() < deadline, f"the fail point of {marker} was never reached"
+        time.sleep(0.01)
+
+
 def stop_postgres(server: Any) -> None:
     """`pg_ctl stop -m fast` on a pgserver instance: sessions are terminated and their
     transactions rolled back, new connections are refused until it starts again."""

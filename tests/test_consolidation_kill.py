@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from app.jobs.service import run_now
 from app.models import AuditRow, RecordRow
 from app.records import payload_json
 from tests.conftest import make_settings
-from tests.fault_support import ROOT, service_env
+from tests.fault_support import ROOT, failpoint_env, service_env, wait_until_held
 from tests.store_consistency import Snapshot, store_problems
 
 EPISODES = 400
@@ -136,13 +135,12 @@ def _kill_at(db_url: str, log: Path, point: str, nth: int = 1) -> None:
     """Start a worker and SIGKILL it once its consolidation run holds still at the fail
     point `point` (app/failpoints.py), reached for the `nth` time."""
     marker = log.with_suffix(f".{point}")
-    marker.unlink(missing_ok=True)  # only this run may write it
-    with _worker(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}:{nth}"}) as proc:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not marker.exists():
+    with _worker(db_url, log, failpoint_env(point, marker, nth)) as proc:
+
+        def still_running() -> None:
             assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
-            assert time.monotonic() < deadline, f"the run never reached {point}"
-            time.sleep(0.02)
+
+        wait_until_held(marker, still_running, START_TIMEOUT_S)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
 

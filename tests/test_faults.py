@@ -31,10 +31,12 @@ from tests.fault_support import (
     Load,
     Op,
     Outcome,
+    failpoint_env,
     own_postgres_server,
     service,
     start_postgres,
     stop_postgres,
+    wait_until_held,
 )
 from tests.lifecycle_support import semantic
 from tests.store_consistency import COMPRESSED_TAG, Snapshot, store_problems
@@ -243,14 +245,14 @@ def _kill_during_consolidation(db_url: str, log: Path, point: str) -> None:
     still, its transaction as it is) and SIGKILL the service there."""
     answers: list[httpx.Response | Exception] = []
     marker = log.with_suffix(".failpoint")
-    marker.unlink(missing_ok=True)  # only this run may write it
-    with service(db_url, log, {"MEMBRANE_FAILPOINT": f"{point}:{marker}"}) as svc:
+    with service(db_url, log, failpoint_env(point, marker)) as svc:
         caller = threading.Thread(target=_run_consolidation, args=(svc.url, answers))
         caller.start()
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            assert time.monotonic() < deadline and caller.is_alive(), answers
-            time.sleep(0.01)
+
+        def still_running() -> None:
+            assert caller.is_alive(), answers
+
+        wait_until_held(marker, still_running, 60)
         svc.kill()
         caller.join(30)
     assert len(answers) == 1 and isinstance(answers[0], httpx.TransportError), answers

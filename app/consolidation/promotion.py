@@ -302,9 +302,7 @@ def _fold_batch(
             results: list[tuple[int, int, int] | None] = [
                 _fold(unit, pattern, key, part) for key, part in batch
             ]
-            if failpoints.armed(failpoints.FOLD_BATCH_UNCOMMITTED):
-                session.flush()  # what the commit would write, sent before it
-                failpoints.reach(failpoints.FOLD_BATCH_UNCOMMITTED)
+            failpoints.reach(failpoints.FOLD_BATCH_UNCOMMITTED, before=session.flush)
     except UNIT_ERRORS:
         results = [_fold_alone(db, make, trust, pattern, one) for one in batch]
     for (_, part), result in zip(batch, results, strict=True):

@@ -88,9 +88,7 @@ def run_semantic_stage(
                     done: list[tuple[int, int] | None] = [
                         _promote(unit, episodes.get(i)) for i in batch
                     ]
-                if failpoints.armed(failpoints.SEMANTIC_BATCH_UNCOMMITTED):
-                    session.flush()  # what the commit would write, sent before it
-                    failpoints.reach(failpoints.SEMANTIC_BATCH_UNCOMMITTED)
+                failpoints.reach(failpoints.SEMANTIC_BATCH_UNCOMMITTED, before=session.flush)
         except UNIT_ERRORS:  # rolled back: each episode again on its own
             done = [_promote_alone(db, policy, trust, now, i) for i in batch]
         for result in done:
