@@ -3,6 +3,7 @@ best match among them (app/retrieve/sittings.py, and through POST /v1/retrieve).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -45,6 +46,34 @@ def test_many_records_at_one_time_each_see_the_best_of_the_others() -> None:
     value = {f"r{i}": i / 100 for i in range(37)}
     best = best_nearby(points, value)
     assert best["r36"] == 0.35 and all(best[f"r{i}"] == 0.36 for i in range(36))
+
+
+def _best_of_others_by_hand(
+    points: list[tuple[str, str | None, float]], value: dict[str, float], window: float
+) -> dict[str, float]:
+    return {
+        rid: max(
+            (value[o] for o, s, t in points if o != rid and s == scope and abs(t - at) <= window),
+            default=0.0,
+        )
+        for rid, scope, at in points
+    }
+
+
+def test_the_sparse_table_agrees_with_a_scan_of_every_pair() -> None:
+    # Random sittings: ties in time (whole 10-minute steps), points exactly a window
+    # apart, several scopes, equal values, a lone point, none at all.
+    rng = random.Random(29)
+    for _ in range(400):
+        scopes = [None, "a", "b"][: rng.randint(1, 3)]
+        points = [
+            (f"r{i}", rng.choice(scopes), float(rng.choice([rng.randint(0, 12) * 600,
+                                                             rng.uniform(0, 9000)])))
+            for i in range(rng.randint(0, 70))
+        ]  # fmt: skip
+        value = {rid: rng.choice([0.0, 0.5, rng.random()]) for rid, _, _ in points}
+        expected = _best_of_others_by_hand(points, value, SITTING_WINDOW_S)
+        assert best_nearby(points, value) == expected
 
 
 def test_event_times_read_as_epoch_seconds() -> None:

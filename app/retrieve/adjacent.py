@@ -34,11 +34,14 @@ def adjacent_episodes(
     return out
 
 
+_EPISODIC = MemoryType.episodic.value  # read once: an enum's value is a property call
+
+
 def _timelines(headers: Iterable[RecordHeader]) -> dict[str | None, list[tuple[float, str]]]:
     """scope → its episodic records' (created_at, id), in order."""
     by_scope: dict[str | None, list[tuple[float, str]]] = defaultdict(list)
     for h in headers:
-        if h.type == MemoryType.episodic.value:
+        if h.type == _EPISODIC:
             by_scope[h.scope].append((h.created_at, h.id))
     for timeline in by_scope.values():
         timeline.sort()

@@ -55,6 +55,7 @@ log = logging.getLogger("membrane.retrieve")
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
+_EPISODIC = MemoryType.episodic.value  # read once: an enum's value is a property call
 
 
 def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
@@ -282,7 +283,7 @@ class RetrieveService:
         eligible = [
             rid
             for rid, m in metas.items()
-            if m.type == MemoryType.episodic.value and not trust.redacts(m.sensitivity)
+            if m.type == _EPISODIC and not trust.redacts(m.sensitivity)
         ]
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:

@@ -13,9 +13,11 @@ captured within seconds."""
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 SITTING_SHARE = 0.3  # of the sitting's best (scaled by the best candidate overall)
 SITTING_WINDOW_S = 1800.0  # event times this close count as one sitting (30 minutes)
@@ -29,40 +31,63 @@ def best_nearby(
     """id → the largest `value` among the other points of its scope whose time lies within
     `window` of its own (0 when there are none: a record never lifts itself). Points are
     (id, scope, event time)."""
-    by_scope: dict[str | None, list[tuple[float, str]]] = defaultdict(list)
+    by_scope: dict[str | None, list[str]] = defaultdict(list)
+    times: dict[str | None, list[float]] = defaultdict(list)
     for rid, scope, at in points:
-        by_scope[scope].append((at, rid))
+        by_scope[scope].append(rid)
+        times[scope].append(at)
     out: dict[str, float] = {}
-    for members in by_scope.values():
-        members.sort()
-        times = [at for at, _ in members]
-        best = _RangeMax([value[rid] for _, rid in members])
-        for i, (at, rid) in enumerate(members):
-            first = bisect_left(times, at - window)
-            last = bisect_right(times, at + window) - 1
-            out[rid] = max(best.over(first, i - 1), best.over(i + 1, last))
+    for scope, ids in by_scope.items():
+        best = _best_of_others(np.array(times[scope]), np.array([value[r] for r in ids]), window)
+        out.update(zip(ids, best.tolist(), strict=True))
     return out
 
 
-class _RangeMax:
-    """Maximum over any index range of a list in O(1) (a sparse table: the maxima of
-    every run of 2^k values), so each candidate's sitting costs two look-ups however many
-    candidates share it."""
+def _best_of_others(
+    times: npt.NDArray[np.float64], values: npt.NDArray[np.float64], window: float
+) -> npt.NDArray[np.float64]:
+    """For each point, the largest value among the others within `window` of its time
+    (0 for none), in the points' order. Sorted by time, a point's sitting is the run
+    [first, last] of positions around its own, i; the best of the others is the larger of
+    the maxima over [first, i - 1] and [i + 1, last], each read from a sparse table (the
+    maxima of every run of 2^k values) in two look-ups: ~50 µs for a scope of 200
+    candidates, where the same in Python cost ~1 ms a retrieve."""
+    order = np.argsort(times, kind="stable")
+    at, val = times[order], values[order]
+    n = len(at)
+    table = _sparse_max(val)
+    pos = np.arange(n)
+    first = np.searchsorted(at, at - window, side="left")
+    last = np.searchsorted(at, at + window, side="right") - 1
+    best = np.maximum(_range_max(table, first, pos - 1), _range_max(table, pos + 1, last))
+    out = np.empty(n)
+    out[order] = best
+    return out
 
-    def __init__(self, values: list[float]) -> None:
-        self.levels = [values]
-        width = 1
-        while 2 * width <= len(values):
-            prev = self.levels[-1]
-            self.levels.append(
-                [max(prev[i], prev[i + width]) for i in range(len(values) - 2 * width + 1)]
-            )
-            width *= 2
 
-    def over(self, first: int, last: int) -> float:
-        """max(values[first..last]) (inclusive); 0 for an empty range."""
-        if first > last:
-            return 0.0
-        k = (last - first + 1).bit_length() - 1
-        level = self.levels[k]
-        return max(level[first], level[last - (1 << k) + 1])
+def _sparse_max(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Row k: the maximum of values[i : i + 2^k] at column i (-inf where the run would
+    pass the end)."""
+    n = len(values)
+    rows = max(1, n.bit_length())
+    table = np.full((rows, n), -np.inf)
+    table[0] = values
+    width = 1
+    for k in range(1, rows):
+        table[k, : n - 2 * width + 1] = np.maximum(
+            table[k - 1, : n - 2 * width + 1], table[k - 1, width : n - width + 1]
+        )
+        width *= 2
+    return table
+
+
+def _range_max(
+    table: npt.NDArray[np.float64], first: npt.NDArray[np.intp], last: npt.NDArray[np.intp]
+) -> npt.NDArray[np.float64]:
+    """max(values[first..last]) per pair (inclusive); 0 for an empty range."""
+    empty = first > last
+    lo = np.where(empty, 0, first)
+    span = np.where(empty, 1, last - first + 1)
+    k = np.frexp(span)[1] - 1  # floor(log2(span)), exactly
+    hi = np.where(empty, 0, last - (1 << k) + 1)
+    return np.where(empty, 0.0, np.maximum(table[k, lo], table[k, hi]))
