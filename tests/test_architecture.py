@@ -52,6 +52,7 @@ REPOSITORY_BASE = {
     "app.records.filters",
     "app.records.clauses",
     "app.relations.clauses",
+    "app.entities.clauses",
     "app.models.clauses",
     "app.models.staging",
 }

@@ -62,7 +62,7 @@ def search(
     and version read, their vectors scored (the statements it made left in `statements`)."""
     records = _records()
     with deadline.serving_request(), db.read_transaction() as s:
-        every = header_repo.every_admitted(s, records, [], 200, (), VECTOR_VERSION)
+        every = header_repo.every_admitted(s, records, None, 200, (), VECTOR_VERSION)
         assert every is not None and every.versions is not None
         assert set(every.headers) == set(every.versions) == set(ids)
         statements.clear()

@@ -40,7 +40,7 @@ def test_neighbours_from_the_admitted_headers_match_the_look_ups(client: TestCli
     db = app_state(client).db
     records = RecordQuery(RecordFilter(scopes=["team"]), Visibility(1, None), time.time())
     with db.read_transaction() as session:
-        read = header_repo.every_admitted(session, records, [], limit=200)
+        read = header_repo.every_admitted(session, records, None, limit=200)
         assert read is not None
         admitted = read[0]
         assert 0 < len(admitted) < 40
@@ -51,4 +51,4 @@ def test_neighbours_from_the_admitted_headers_match_the_look_ups(client: TestCli
             )
             assert adjacent_episodes(admitted, seeds, radius) == looked_up
             assert any(len(near) == 2 * radius for near in looked_up.values())
-        assert header_repo.every_admitted(session, records, [], limit=len(admitted) - 1) is None
+        assert header_repo.every_admitted(session, records, None, limit=len(admitted) - 1) is None

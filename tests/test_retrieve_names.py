@@ -55,19 +55,28 @@ def test_with_fewer_than_two_other_words_the_name_is_scored(client: TestClient) 
     assert components[party["id"]]["lexical"] > 0.0
 
 
-def test_a_name_the_caller_may_not_read_is_scored_as_a_word(client: TestClient) -> None:
-    create(client, {"kind": "entity", "canonical_name": "Zed"}, sensitivity="high")
-    thanks = capture(client, "Zed: thanks, see you", content={"speaker": "Zed"})
-    capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"})
+@pytest.mark.parametrize("scoped", [False, True], ids=["every-scope", "one-scope"])
+def test_a_name_the_caller_may_not_read_is_scored_as_a_word(
+    client: TestClient, scoped: bool
+) -> None:
+    # One scope: the name look-up runs inside the statement that reads the scope's
+    # records (header_repository.every_admitted), under the caller's trust there too.
+    where: dict[str, Any] = {"scope": "team"} if scoped else {}
+    create(client, {"kind": "entity", "canonical_name": "Zed"}, sensitivity="high", **where)
+    thanks = capture(client, "Zed: thanks, see you", content={"speaker": "Zed"}, **where)
+    capture(client, "Bob: the garden party was lovely", content={"speaker": "Bob"}, **where)
     query: dict[str, Any] = {
         "query": "Did Zed like the garden party?",
         "types": ["episodic"],
         "expand_context": False,
+        **({"scopes": ["team"]} if scoped else {}),
     }
     # The writer may read the entity: its name is matched through the link.
-    assert by_id(retrieve(client, "writer", **query))[thanks["id"]]["lexical"] == 0.0
+    seen = by_id(retrieve(client, "writer", **query))[thanks["id"]]
+    assert seen["lexical"] == 0.0 and seen["entity"] == 0.3
     # The reader may not: nothing about the entity may change its ranking.
-    assert by_id(retrieve(client, "reader", **query))[thanks["id"]]["lexical"] > 0.0
+    unseen = by_id(retrieve(client, "reader", **query))[thanks["id"]]
+    assert unseen["lexical"] > 0.0 and unseen["entity"] == 0.0
 
 
 def test_the_name_still_chooses_the_candidates(

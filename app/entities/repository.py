@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cache
 
-from sqlalchemy import Select, and_, select, tuple_
+from sqlalchemy import Select, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.db import column_rows, dialect_of, lock_texts, prepared
+from app.entities.clauses import NameMatch, matching_params, matching_select
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow, staging
-from app.models.clauses import among_param, visibility_params, visible, visible_param
+from app.models.clauses import visible
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -93,15 +93,6 @@ def live_entities_named(
     ]
 
 
-@dataclass(frozen=True)
-class NameMatch:
-    """An entity record a query word (or run of words) names."""
-
-    record_id: str
-    term: str
-    readable: bool  # live, and readable in full by the caller
-
-
 def matching_terms(
     session: Session, terms: Sequence[str], scopes: Sequence[str] | None, vis: Visibility
 ) -> list[NameMatch]:
@@ -109,12 +100,7 @@ def matching_terms(
     if not terms:
         return []
     stmt = _matching_statement(dialect_of(session), scopes is not None, vis.scopes is not None)
-    params = {
-        "terms": sorted(set(terms)),
-        "scopes": [*(scopes or ()), ""],
-        "statuses": list(LIVE_STATUSES),
-        **visibility_params(vis),
-    }
+    params = matching_params(terms, scopes, vis)
     return [NameMatch(rid, term, bool(ok)) for rid, term, ok in column_rows(session, stmt, params)]
 
 
@@ -126,15 +112,4 @@ def _matching_statement(
     PostgreSQL its lists are arrays, so that a shape is one statement whatever the number
     of words, prepared: its plan (the term index, then records by key) does not depend on
     the words, and parsing and planning it had been ~0.4 ms of server time a retrieve."""
-    live = and_(
-        among_param(RecordRow.status, "statuses", dialect),
-        visible_param(RecordRow, scoped_reader),
-    )
-    stmt = (
-        select(EntityTermRow.record_id, EntityTermRow.term, live)
-        .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
-        .where(among_param(EntityTermRow.term, "terms", dialect))
-    )
-    if in_scopes:
-        stmt = stmt.where(among_param(EntityTermRow.scope, "scopes", dialect))
-    return prepared(stmt)
+    return prepared(matching_select(dialect, in_scopes, scoped_reader))

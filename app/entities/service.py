@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from app.entities import repository as entity_repo
-from app.entities.repository import NameMatch, normalize
+from app.entities.clauses import NameMatch
+from app.entities.repository import normalize
 from app.models import RecordRow
 from app.trust import TrustContext
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, exists, or_, select
+from sqlalchemy import Select, bindparam, exists, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -16,25 +16,28 @@ from app.models.clauses import among_param, json_rows, off_index, rows_of_json, 
 
 
 def mentions_any(
-    record_id: InstrumentedAttribute[str], name: str, dialect: str
+    record_id: InstrumentedAttribute[str], named: str | Select[Any], dialect: str
 ) -> ColumnElement[bool]:
     """Whether the record `record_id` (a column of the enclosing query) has a
-    `mentions_entity` edge to one of the entities whose ids the bind parameter `name`
-    takes at execution (the caller has checked that they are live and readable: an entity
-    the caller may not read must lend nothing, so a ranking cannot hint at it). A
-    correlated EXISTS that walks the record's own edges (a few each): a name common across
-    scopes can have hundreds of entities with thousands of mentions, so the target side is
-    only checked."""
+    `mentions_entity` edge to one of the entities `named`: the ids the bind parameter of
+    that name takes at execution, or those the subquery selects (the caller has checked
+    that they are live and readable: an entity the caller may not read must lend nothing,
+    so a ranking cannot hint at it). A correlated EXISTS that walks the record's own edges
+    (a few each): a name common across scopes can have hundreds of entities with thousands
+    of mentions, so the target side is only checked."""
     target: ColumnElement[str] = RelationRow.__table__.c.target_id
-    named = (
-        off_index(target).in_(bindparam(name, expanding=True))
-        if dialect == "sqlite"
-        else among_param(target, name, dialect)
-    )
+    if not isinstance(named, str):
+        among: ColumnElement[bool] = (off_index(target) if dialect == "sqlite" else target).in_(
+            named
+        )
+    elif dialect == "sqlite":
+        among = off_index(target).in_(bindparam(named, expanding=True))
+    else:
+        among = among_param(target, named, dialect)
     return exists().where(
         RelationRow.source_id == record_id,
         RelationRow.predicate == "mentions_entity",
-        named,
+        among,
     )
 
 

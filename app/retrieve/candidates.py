@@ -22,7 +22,7 @@ from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_cache, scope_sizes, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
-from app.retrieve.header_repository import Admitted, CarriedHeaders, RecordHeader
+from app.retrieve.header_repository import Admitted, CarriedHeaders, NameLookUp, RecordHeader
 from app.retrieve.pg_vector_cache import Vector
 from app.retrieve.pg_vector_repository import VECTOR_VERSION
 from app.retrieve.ranked import Candidates
@@ -79,13 +79,19 @@ class CandidateSearch:
             not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
         )
         names, scopes = self._name_look_up(query, req, trust)
-        matches = entity_names.names_matching(self.session, names, scopes, trust)
+        # A small scope's records are all read, the name look-up with them; else it runs alone.
+        look_up = NameLookUp(names, scopes, trust.reading()) if names else None
+        every = self._every_admitted(req, records, pool, look_up)
+        matches = (
+            every.names
+            if every is not None
+            else entity_names.names_matching(self.session, names, scopes, trust)
+        )
         named = sorted({m.record_id for m in matches})
         # Names are scored through the entity links, not as words (terms.unscored_names).
         silent = unscored_names(terms, {m.term for m in matches if m.readable})
         # Only live entities the caller may read in full lend a lift (headers' mentions_named).
         linked = sorted({m.record_id for m in matches if m.readable})
-        every = self._every_admitted(req, records, pool, linked)
         admitted = every.headers if every is not None else None
         signature = (int(every.extra[0]), int(every.extra[1])) if every and every.extra else None
         selective = self._selective(records, pool)
@@ -129,21 +135,22 @@ class CandidateSearch:
         return metas
 
     def _every_admitted(
-        self, req: RetrieveRequest, records: RecordQuery, pool: int, linked: Sequence[str]
+        self, req: RetrieveRequest, records: RecordQuery, pool: int, names: NameLookUp | None
     ) -> Admitted | None:
         """The header of every record the request admits, when its scopes hold no more
         records than the candidate pool (sizes remembered for a minute: scope_sizes):
         every one of them may be a candidate then, and reading them all at once, while
         the query is still being embedded, also gives each episode's neighbours without
-        a look-up (`adjacent.adjacent_episodes`) and the vector search its ids (on SQLite
-        with the vectors' change signature, read beside them; on PostgreSQL with each
-        record's vector version, whose vectors the process keeps: pg_vector_cache). None
-        otherwise, or when the scopes have grown past the pool since."""
+        a look-up (`adjacent.adjacent_episodes`), the entity names of the query with
+        them (`names`), and the vector search its ids (on SQLite with the vectors' change
+        signature, read beside them; on PostgreSQL with each record's vector version,
+        whose vectors the process keeps: pg_vector_cache). None otherwise, or when the
+        scopes have grown past the pool since."""
         if not req.scopes or not scope_sizes.scopes_hold_fewer(self.session, req.scopes, pool + 1):
             return None
         extra = vector_cache.SIGNATURE if self.tier is Tier.sqlite else ()
         versions = VECTOR_VERSION if self.tier is Tier.pgvector and self.embedder else None
-        return header_repo.every_admitted(self.session, records, linked, pool, extra, versions)
+        return header_repo.every_admitted(self.session, records, names, pool, extra, versions)
 
     def _vector(
         self,

@@ -10,18 +10,21 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, bindparam, case, literal, select
+from sqlalchemy import CTE, Select, bindparam, case, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app import clock
 from app.db import column_rows, dialect_of, prepared
 from app.decay_math import current_salience, expiry
+from app.entities import clauses as name_clauses
+from app.entities.clauses import NameMatch
 from app.models import RecordRow
 from app.models.clauses import among_param
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
 from app.relations.clauses import mentions_any
+from app.trust import Visibility
 
 
 class RecordHeader(NamedTuple):
@@ -121,45 +124,83 @@ class Admitted(NamedTuple):
     extra: tuple[Any, ...]  # the uncorrelated `extra` columns' values (empty: none admitted)
     # record id → the `versions` column's value (None: not asked for)
     versions: dict[str, Any] | None
+    names: list[NameMatch]  # what the `names` look-up found (none when not asked for)
+
+
+class NameLookUp(NamedTuple):
+    """An entity-name look-up (`entities.repository.matching_terms`) to run inside the
+    statement that reads the admitted records: those that mention a live entity the
+    caller may read are flagged (`mentions_named`), and the matches come back with them."""
+
+    terms: Sequence[str]
+    scopes: Sequence[str] | None
+    vis: Visibility
 
 
 def every_admitted(
     session: Session,
     records: RecordQuery,
-    mentioning: Sequence[str],
+    names: NameLookUp | None,
     limit: int,
     extra: tuple[ColumnElement[Any], ...] = (),
     versions: ColumnElement[Any] | None = None,
 ) -> Admitted | None:
     """The headers of every record `records` admits, the values of the uncorrelated
-    `extra` columns read with them, and each record's value of the `versions` column (the
-    version of its stored vector, for PostgreSQL's vector cache); None when more than
-    `limit` records are admitted (for a request whose scopes are small: see
-    `CandidateSearch.find`)."""
+    `extra` columns read with them, each record's value of the `versions` column (the
+    version of its stored vector, for PostgreSQL's vector cache) and what the `names`
+    look-up found (one statement: the look-up had been a round trip of its own); None
+    when more than `limit` records are admitted (for a request whose scopes are small:
+    see `CandidateSearch.find`)."""
     shape = filter_shape(records, dialect_of(session))
-    stmt = _admitted_statement(shape, bool(mentioning), extra, versions)
-    params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit + 1}
+    looked_up = (
+        _NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
+    )
+    stmt = _admitted_statement(shape, looked_up, extra, versions)
+    params = {**filter_params(records), "limit": limit + 1}
+    if names is not None:
+        params |= name_clauses.matching_params(names.terms, names.scopes, names.vis)
     rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
     headers = {h.id: h for h in (header_from(records.now, row[:HEADER_WIDTH]) for row in rows)}
     end = HEADER_WIDTH + len(extra)
     found = {row[0]: row[end] for row in rows} if versions is not None else None
-    return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found)
+    matches = name_clauses.matches_of_json(rows[0][-1]) if rows and names is not None else []
+    return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found, matches)
+
+
+class _NameShape(NamedTuple):
+    in_scopes: bool
+    scoped_reader: bool
+
+    @staticmethod
+    def of(names: NameLookUp | None) -> _NameShape | None:
+        return _NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
 
 
 @cache
 def _admitted_statement(
     shape: FilterShape,
-    mentioning: bool,
+    names: _NameShape | None,
     extra: tuple[ColumnElement[Any], ...],
     versions: ColumnElement[Any] | None,
 ) -> Select[Any]:
-    stmt = select(*header_columns(shape.dialect, mentioning), *extra)
+    named = name_clauses.matching_select(shape.dialect, *names).cte("named") if names else None
+    mentions = _mentioning_named(named, shape.dialect) if named is not None else literal(False)
+    stmt = select(*_header_columns(shape.dialect, mentions), *extra)
     if versions is not None:
         stmt = stmt.add_columns(versions)
+    if named is not None:
+        stmt = stmt.add_columns(name_clauses.matches_json(named, shape.dialect))
     # One plan whatever the values (the scope index, a few hundred rows): prepared.
     return prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
+
+
+def _mentioning_named(named: CTE, dialect: str) -> ColumnElement[bool]:
+    """Whether the enclosing query's record mentions one of the live, readable entities
+    of the look-up `named` (as `mentions_any` with their ids as a parameter)."""
+    readable = select(named.c.record_id).where(named.c.live)
+    return mentions_any(RecordRow.id, readable, dialect)
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
@@ -175,10 +216,14 @@ def header_columns(dialect: str, mentioning: bool) -> list[Any]:
     """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
     needs of a record of the enclosing query's `records` table; with `mentioning`, whether
     it mentions one of the entities of `mentioning_params`."""
-    r = RecordRow
     mentions: ColumnElement[bool] = (
-        mentions_any(r.id, _MENTIONING, dialect) if mentioning else literal(False)
+        mentions_any(RecordRow.id, _MENTIONING, dialect) if mentioning else literal(False)
     )
+    return _header_columns(dialect, mentions)
+
+
+def _header_columns(dialect: str, mentions: ColumnElement[bool]) -> list[Any]:
+    r = RecordRow
     event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
     return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
 

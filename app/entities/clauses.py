@@ -1,0 +1,73 @@
+"""The entity-name look-up of a retrieve as a published statement part: run alone
+(`entities.repository.matching_terms`) or inside the statement that reads a small scope's
+records (`retrieve.header_repository.every_admitted`), saving that retrieve a round trip."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import CTE, Select, Text, and_, cast, func, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.enums import LIVE_STATUSES
+from app.models import EntityTermRow, RecordRow
+from app.models.clauses import among_param, visibility_params, visible_param
+from app.trust import Visibility
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """An entity record a query word (or run of words) names."""
+
+    record_id: str
+    term: str
+    readable: bool  # live, and readable in full by the caller
+
+
+def matching_select(dialect: str, in_scopes: bool, scoped_reader: bool) -> Select[str, str, bool]:
+    """The look-up of `matching_terms` (record_id, term, live: readable in full), its
+    values left to the parameters of `matching_params`."""
+    live = and_(
+        among_param(RecordRow.status, "statuses", dialect),
+        visible_param(RecordRow, scoped_reader),
+    ).label("live")
+    stmt = (
+        select(EntityTermRow.record_id, EntityTermRow.term, live)
+        .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
+        .where(among_param(EntityTermRow.term, "terms", dialect))
+    )
+    if in_scopes:
+        stmt = stmt.where(among_param(EntityTermRow.scope, "scopes", dialect))
+    return stmt
+
+
+def matching_params(
+    terms: Sequence[str], scopes: Sequence[str] | None, vis: Visibility
+) -> dict[str, Any]:
+    """The values of the look-up's parameters (`matching_select`)."""
+    return {
+        "terms": sorted(set(terms)),
+        "scopes": [*(scopes or ()), ""],
+        "statuses": list(LIVE_STATUSES),
+        **visibility_params(vis),
+    }
+
+
+def matches_of_json(text: str | None) -> list[NameMatch]:
+    """The matches of `matches_json`'s text (None: there were none)."""
+    rows: list[list[Any]] = json.loads(text) if text else []
+    return [NameMatch(str(rid), str(term), bool(ok)) for rid, term, ok in rows]
+
+
+def matches_json(named: CTE, dialect: str) -> ColumnElement[str]:
+    """The rows of the look-up `named` (a CTE of `matching_select`) as one JSON text, for
+    a statement that reads the look-up beside its own rows."""
+    row = (named.c.record_id, named.c.term, named.c.live)
+    if dialect == "sqlite":
+        agg: ColumnElement[Any] = func.json_group_array(func.json_array(*row))
+    else:
+        agg = func.json_agg(func.json_build_array(*row))
+    return cast(select(agg).scalar_subquery(), Text)
