@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import CTE, Select, bindparam, case, literal, select
+from sqlalchemy import CTE, Select, and_, bindparam, case, exists, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -124,7 +124,9 @@ class Admitted(NamedTuple):
     extra: tuple[Any, ...]  # the uncorrelated `extra` columns' values (empty: none admitted)
     # record id → the `versions` column's value (None: not asked for)
     versions: dict[str, Any] | None
-    names: list[NameMatch]  # what the `names` look-up found (none when not asked for)
+    # what the `names` look-up found; none when not asked for, or when no record is
+    # admitted (then nothing is ranked: the matches are read with the admitted rows)
+    names: list[NameMatch]
 
 
 class NameLookUp(NamedTuple):
@@ -152,10 +154,7 @@ def every_admitted(
     when more than `limit` records are admitted (for a request whose scopes are small:
     see `CandidateSearch.find`)."""
     shape = filter_shape(records, dialect_of(session))
-    looked_up = (
-        _NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
-    )
-    stmt = _admitted_statement(shape, looked_up, extra, versions)
+    stmt = _admitted_statement(shape, _NameShape.of(names), extra, versions)
     params = {**filter_params(records), "limit": limit + 1}
     if names is not None:
         params |= name_clauses.matching_params(names.terms, names.scopes, names.vis)
@@ -200,7 +199,9 @@ def _mentioning_named(named: CTE, dialect: str) -> ColumnElement[bool]:
     """Whether the enclosing query's record mentions one of the live, readable entities
     of the look-up `named` (as `mentions_any` with their ids as a parameter)."""
     readable = select(named.c.record_id).where(named.c.live)
-    return mentions_any(RecordRow.id, readable, dialect)
+    # Most queries name no entity the caller may read: then no record's edges are walked
+    # (the first test is uncorrelated, evaluated once for the statement).
+    return and_(exists(readable), mentions_any(RecordRow.id, readable, dialect))
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
