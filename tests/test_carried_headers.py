@@ -52,3 +52,34 @@ def test_vector_candidates_carry_the_headers_a_look_up_gives(
         assert carried == {rid: looked_up[rid] for rid in found}
     finally:
         db.dispose()
+
+
+@pytest.mark.parametrize("store", ["sqlite"])  # the process's vector matrix: SQLite's search
+def test_candidates_whose_headers_the_request_holds_pass_without_a_look_up(
+    db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """An all-scope retrieve holds its lexical candidates' headers (BM25 read them under
+    the same filters): the vector search's filter check counts those as passing and
+    reads only the others' headers."""
+    ids = add_records(make_client(make_settings(db_url)), 40)
+    db = Database(db_url)
+    try:
+        with db.transaction() as s:
+            queue_repo.store_vectors(
+                s, Tier.sqlite, "m", [(r, graded(i)) for i, r in enumerate(ids)]
+            )
+            s.execute(text("UPDATE records SET status = 'retracted' WHERE id = :a"), {"a": ids[1]})
+        records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+        known = frozenset(ids[2:8])  # pass the filters: held already
+        carry = CarriedHeaders(mentioning=[], known=known)
+        with db.transaction() as s:
+            found = vector_repo.nearest(
+                s, Tier.sqlite, lambda: graded(0), records, 10, ef_search=100,
+                selective=False, carry=carry,
+            )  # fmt: skip
+        assert sorted(found, key=lambda r: -found[r]) == [ids[0], *ids[2:11]]
+        # the nearest 15 were checked (the first window): the known ones were not read, the
+        # retracted one was and did not pass
+        assert set(carry.rows) == {ids[0], *ids[8:15]}
+    finally:
+        db.dispose()

@@ -103,7 +103,9 @@ class CandidateSearch:
                             and admitted is None and not selective),
         )  # fmt: skip
         entities = named if not req.types or MemoryType.entity in req.types else []
-        carry = CarriedHeaders(linked) if admitted is None else None
+        carry = (
+            CarriedHeaders(linked, known=frozenset(lexical.headers)) if admitted is None else None
+        )
         cosine = self._vector(
             embedding, records, pool, list(lexical.full), exact, selective,
             every, signature or lexical.signature, carry,

@@ -52,6 +52,9 @@ class CarriedHeaders:
 
     mentioning: Sequence[str]
     rows: dict[str, Sequence[Any]] = field(default_factory=dict)
+    # Records the request holds headers of already, which passed the same filters (the
+    # lexical candidates'): SQLite's check counts them as passing without a look-up.
+    known: frozenset[str] = frozenset()
 
 
 def header_of(row: RecordRow, now: float) -> RecordHeader:

@@ -160,8 +160,10 @@ def _filter_check(
     session: Session, records: RecordQuery, carry: CarriedHeaders | None
 ) -> Callable[[list[str]], set[str]]:
     """Which of the ids given pass the filters of `records` (read with their headers into
-    `carry` when given). A literal IN list lets SQLite look the ids up by primary key (an
-    IN over json_each made it scan an index on status instead)."""
+    `carry` when given; those it knows already pass unread: of an all-scope retrieve's
+    300 nearest at 2,000 LoCoMo records, ~a third are lexical candidates). A literal IN
+    list lets SQLite look the ids up by primary key (an IN over json_each made it scan an
+    index on status instead)."""
     shape, params = filter_shape(records, "sqlite"), filter_params(records)
 
     def passing(ids: list[str]) -> set[str]:
@@ -172,7 +174,9 @@ def _filter_check(
                 stmt = _passing_statement(shape)
                 out.update(row[0] for row in column_rows(session, stmt, {**params, "ids": chunk}))
                 continue
-            found = header_repo.header_rows(session, chunk, records, carry.mentioning)
+            out.update(rid for rid in chunk if rid in carry.known)
+            unknown = [rid for rid in chunk if rid not in carry.known]
+            found = header_repo.header_rows(session, unknown, records, carry.mentioning)
             carry.rows.update(found)
             out.update(found)
         return out
