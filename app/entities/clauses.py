@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CTE, Select, Text, and_, cast, func, select
+from sqlalchemy import CTE, Select, Subquery, Text, and_, case, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import LIVE_STATUSES
@@ -57,17 +57,23 @@ def matching_params(
 
 
 def matches_of_json(text: str | None) -> list[NameMatch]:
-    """The matches of `matches_json`'s text (None: there were none)."""
+    """The matches of `matches_summary`'s JSON text (None: there were none)."""
     rows: list[list[Any]] = json.loads(text) if text else []
     return [NameMatch(str(rid), str(term), bool(ok)) for rid, term, ok in rows]
 
 
-def matches_json(named: CTE, dialect: str) -> ColumnElement[str]:
-    """The rows of the look-up `named` (a CTE of `matching_select`) as one JSON text, for
-    a statement that reads the look-up beside its own rows."""
+def matches_summary(named: CTE, dialect: str) -> Subquery:
+    """One row about the look-up `named` (a CTE of `matching_select`), for a statement
+    that reads it beside its own rows: `readable`, whether it found a live entity the
+    caller may read, and `matches`, its rows as one JSON text (NULL when none). Joined
+    once, not a subquery per row: SQLite evaluated those again for each row."""
     row = (named.c.record_id, named.c.term, named.c.live)
     if dialect == "sqlite":
         agg: ColumnElement[Any] = func.json_group_array(func.json_array(*row))
     else:
         agg = func.json_agg(func.json_build_array(*row))
-    return cast(select(agg).scalar_subquery(), Text)
+    found = func.count() > 0
+    return select(
+        (func.count().filter(named.c.live) > 0).label("readable"),
+        cast(case((found, agg)), Text).label("matches"),
+    ).subquery("found")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import CTE, Select, and_, bindparam, case, exists, literal, select
+from sqlalchemy import Select, and_, bindparam, case, join, literal, select, true
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -187,24 +187,32 @@ def _admitted_statement(
     extra: tuple[ColumnElement[Any], ...],
     versions: ColumnElement[Any] | None,
 ) -> Select[Any]:
-    named = name_clauses.matching_select(shape.dialect, *names).cte("named") if names else None
-    mentions = _mentioning_named(named, shape.dialect) if named is not None else literal(False)
-    stmt = select(*_header_columns(shape.dialect, mentions), *extra)
+    if names is None:
+        stmt = select(*_header_columns(shape.dialect, literal(False)), *extra)
+    else:
+        stmt, matches = _with_names(shape.dialect, names, extra)
     if versions is not None:
         stmt = stmt.add_columns(versions)
-    if named is not None:
-        stmt = stmt.add_columns(name_clauses.matches_json(named, shape.dialect))
+    if names is not None:
+        stmt = stmt.add_columns(matches)  # last: `every_admitted` reads it there
     # One plan whatever the values (the scope index, a few hundred rows): prepared.
     return prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
 
 
-def _mentioning_named(named: CTE, dialect: str) -> ColumnElement[bool]:
-    """Whether the enclosing query's record mentions one of the live, readable entities
-    of the look-up `named` (as `mentions_any` with their ids as a parameter)."""
+def _with_names(
+    dialect: str, names: _NameShape, extra: tuple[ColumnElement[Any], ...]
+) -> tuple[Select[Any], ColumnElement[str]]:
+    """The admitted records' columns with the name look-up (a CTE, run once) and its
+    one-row summary joined in: a record's mentions are read only when the look-up found
+    a live entity the caller may read (most queries name none), and the matches come
+    back in the column returned beside the statement (`Admitted.names`)."""
+    select_named = name_clauses.matching_select(dialect, *names)
+    named = select_named.cte("named").prefix_with("MATERIALIZED")
+    found = name_clauses.matches_summary(named, dialect)
     readable = select(named.c.record_id).where(named.c.live)
-    # Most queries name no entity the caller may read: then no record's edges are walked
-    # (the first test is uncorrelated, evaluated once for the statement).
-    return and_(exists(readable), mentions_any(RecordRow.id, readable, dialect))
+    mentions = and_(found.c.readable, mentions_any(RecordRow.id, readable, dialect))
+    stmt = select(*_header_columns(dialect, mentions), *extra)
+    return stmt.select_from(join(RecordRow, found, true())), found.c.matches
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
