@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.db import Database, Tier
-from app.embedding import queue_repository as queue_repo
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import header_repository as header_repo
 from app.retrieve import vector_repository as vector_repo
@@ -21,7 +20,7 @@ from app.retrieve.header_repository import CarriedHeaders
 from app.trust import Visibility
 from tests.conftest import make_settings
 from tests.test_vector_cache import add_records
-from tests.test_vector_search_pg import graded
+from tests.test_vector_search_pg import graded, store_graded
 
 
 @pytest.mark.parametrize("exact", [True, False], ids=["small-store", "index"])
@@ -32,8 +31,8 @@ def test_vector_candidates_carry_the_headers_a_look_up_gives(
     ids = add_records(make_client(make_settings(db_url)), 40)
     db = Database(db_url)
     try:
+        store_graded(db, tier, ids)
         with db.transaction() as s:
-            queue_repo.store_vectors(s, tier, "m", [(r, graded(i)) for i, r in enumerate(ids)])
             s.execute(  # the five nearest leave the live statuses
                 text("UPDATE records SET status = 'retracted' WHERE id IN (:a, :b, :c, :d, :e)"),
                 dict(zip("abcde", ids[:5], strict=True)),
@@ -64,10 +63,8 @@ def test_candidates_whose_headers_the_request_holds_pass_without_a_look_up(
     ids = add_records(make_client(make_settings(db_url)), 40)
     db = Database(db_url)
     try:
+        store_graded(db, Tier.sqlite, ids)
         with db.transaction() as s:
-            queue_repo.store_vectors(
-                s, Tier.sqlite, "m", [(r, graded(i)) for i, r in enumerate(ids)]
-            )
             s.execute(text("UPDATE records SET status = 'retracted' WHERE id = :a"), {"a": ids[1]})
         records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
         known = frozenset(ids[2:8])  # pass the filters: held already

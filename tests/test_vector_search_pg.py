@@ -93,6 +93,12 @@ def graded(i: int) -> list[float]:
     return v
 
 
+def store_graded(db: Database, tier: Tier, ids: list[str]) -> None:
+    """Give the records of `ids` the vectors `graded(i)`, in their order."""
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, tier, "m", [(r, graded(i)) for i, r in enumerate(ids)])
+
+
 def nearest_of_every_scope(db: Database, limit: int, also: list[str]) -> dict[str, float]:
     """The exact search of a small store for a request that names no scope (live only)."""
     records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
@@ -112,10 +118,7 @@ def test_a_small_store_is_ranked_exactly_when_the_nearest_fail_the_filters(
     ids = add_records(make_client(make_settings(pg_url)), 40)
     db = Database(pg_url)
     try:
-        with db.transaction() as s:
-            queue_repo.store_vectors(
-                s, Tier.pgvector, "m", [(r, graded(i)) for i, r in enumerate(ids)]
-            )
+        store_graded(db, Tier.pgvector, ids)
         found = nearest_of_every_scope(db, 8, [ids[39]])
         assert sorted(found, key=lambda r: -found[r])[:8] == ids[:8]
         assert set(found) == {*ids[:8], ids[39]}
