@@ -14,6 +14,11 @@ class MemoryType(StrEnum):
     plan_graph = "plan_graph"
 
 
+# Its value as a plain str, for loops over hundreds of candidates a request: the member
+# costs an enum lookup (~0.2 µs) and its `.value` a property call besides (~0.5 µs).
+EPISODIC: str = MemoryType.episodic.value
+
+
 # Layer order: breaks ties in ranking and groups results (DESIGN §5).
 LAYER_ORDER: tuple[MemoryType, ...] = (
     MemoryType.working,

@@ -9,7 +9,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from app.enums import MemoryType
+from app.enums import EPISODIC
 from app.retrieve.header_repository import RecordHeader
 from app.retrieve.neighbour_repository import Neighbours
 
@@ -34,14 +34,11 @@ def adjacent_episodes(
     return out
 
 
-_EPISODIC = MemoryType.episodic.value  # read once: an enum's value is a property call
-
-
 def _timelines(headers: Iterable[RecordHeader]) -> dict[str | None, list[tuple[float, str]]]:
     """scope → its episodic records' (created_at, id), in order."""
     by_scope: dict[str | None, list[tuple[float, str]]] = defaultdict(list)
     for h in headers:
-        if h.type == _EPISODIC:
+        if h.type == EPISODIC:
             by_scope[h.scope].append((h.created_at, h.id))
     for timeline in by_scope.values():
         timeline.sort()

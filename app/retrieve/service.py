@@ -16,7 +16,7 @@ from app import clock
 from app.config import RankingSettings
 from app.db import Tier
 from app.embedding.providers import Embedder
-from app.enums import LIVE_STATUSES, MemoryType
+from app.enums import EPISODIC, LIVE_STATUSES
 from app.models import RecordRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.references import unseen_in_rows
@@ -55,7 +55,6 @@ log = logging.getLogger("membrane.retrieve")
 # Edges shown with each retrieved record (a fact consolidated from thousands of episodes
 # has thousands of derived_from edges); GET /v1/records/{id}/relations lists them all.
 MAX_RELATIONS_PER_ITEM = 50
-_EPISODIC = MemoryType.episodic.value  # read once: an enum's value is a property call
 
 
 def narrow(trust: TrustContext, body: TrustNarrowingIn | None) -> TrustContext:
@@ -283,7 +282,7 @@ class RetrieveService:
         eligible = [
             rid
             for rid, m in metas.items()
-            if m.type == _EPISODIC and not trust.redacts(m.sensitivity)
+            if m.type == EPISODIC and not trust.redacts(m.sensitivity)
         ]
         seeds = ranking.context_seeds(components, eligible)
         if not seeds:

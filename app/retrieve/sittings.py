@@ -50,8 +50,8 @@ def _best_of_others(
     (0 for none), in the points' order. Sorted by time, a point's sitting is the run
     [first, last] of positions around its own, i; the best of the others is the larger of
     the maxima over [first, i - 1] and [i + 1, last], each read from a sparse table (the
-    maxima of every run of 2^k values) in two look-ups: ~50 µs for a scope of 200
-    candidates, where the same in Python cost ~1 ms a retrieve."""
+    maxima of every run of 2^k values) in two look-ups: `best_nearby` takes ~0.2 ms for
+    a scope of 200 candidates, where the same in Python took ~0.9 ms."""
     order = np.argsort(times, kind="stable")
     at, val = times[order], values[order]
     n = len(at)

@@ -161,7 +161,7 @@ def _filter_check(
 ) -> Callable[[list[str]], set[str]]:
     """Which of the ids given pass the filters of `records` (read with their headers into
     `carry` when given; those it knows already pass unread: of an all-scope retrieve's
-    300 nearest at 2,000 LoCoMo records, ~a third are lexical candidates). A literal IN
+    300 nearest at 2,000 LoCoMo records, about half are lexical candidates). A literal IN
     list lets SQLite look the ids up by primary key (an IN over json_each made it scan an
     index on status instead)."""
     shape, params = filter_shape(records, "sqlite"), filter_params(records)
