@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import deadline, engine_cache, json_codec, pool_health, write_behind
+from app import deadline, engine_cache, json_codec, pg_statement_cache, pool_health, write_behind
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -192,6 +192,7 @@ def make_engine(
         }
         engine = create_engine(url, connect_args=connect_args, **_JSON_CODEC, **pool)
         pool_health.install(engine, cfg.pg_ping_after_idle_s)  # instead of pre-ping
+        pg_statement_cache.widen()
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
     else:
         engine = _sqlite_engine(url, cfg, pool)

@@ -53,6 +53,7 @@ REPOSITORY_BASE = {
     "app.records.clauses",
     "app.relations.clauses",
     "app.entities.clauses",
+    "app.retrieve.lexical_scores",  # what both stores' BM25 take and return: no SQL
     "app.models.clauses",
     "app.models.staging",
 }

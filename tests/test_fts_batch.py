@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from app.db import Database
 from app.main import create_app
-from app.retrieve.repository import fts5_scope_key
+from app.retrieve.sqlite_text_repository import fts5_scope_key
 from tests.conftest import auth, make_settings
 
 W = auth("writer")

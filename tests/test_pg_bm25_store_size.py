@@ -18,6 +18,7 @@ from app.db import Database, column_rows
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import pg_terms_repository
 from app.retrieve import pg_text_repository as pg_text
+from app.retrieve.lexical_scores import Naming
 from app.retrieve.pg_terms_repository import MIN_IDF
 from app.trust import Visibility
 from tests.conftest import app_state, make_settings
@@ -131,9 +132,9 @@ def test_scores_are_bm25_as_documented(pg_url: str, make_client: Callable[..., T
         )
         rows = [(str(rid), str(tsv), int(dl)) for rid, tsv, dl in stored]
         lexemes = ["harbor", "light", "night"]  # the query's, as to_tsvector stems them
-        full, without, _ = pg_text.bm25(
-            session, ["harbor", "lights", "night"], records, 50, unscored=["night"]
-        )
+        naming = Naming(unscored=["night"])
+        found = pg_text.bm25(session, ["harbor", "lights", "night"], records, 50, naming=naming)
+        full, without = found.full, found.without_unscored
     parts = _reference_parts(rows, lexemes)
     assert len(parts) == 6  # every text but the market's
     assert full == pytest.approx({rid: sum(p.values()) for rid, p in parts.items()}, rel=1e-9)

@@ -1,10 +1,8 @@
 """PostgreSQL prepared statements (app/db.py PREPARED): the statements marked in the code
 (a record read by its id, a scope's latest episode, a small scope's two retrieval reads:
 its admitted records and its BM25, whose plan is the scope's rows whatever the words,
-two reads by key of every query retrieve: the look-up of the entities the query names
-and the full rows of the selected records, the temporal neighbours of episodic hits, and
-a retrieve without a query) are prepared
-on their connection and, after PostgreSQL's five custom plans, run on one generic plan
+the full rows of the selected records (a read by key), the temporal neighbours of
+episodic hits, and a retrieve without a query) are prepared on their connection and, after PostgreSQL's five custom plans, run on one generic plan
 without planning where it costs no more; nothing else is prepared, since one generic
 plan for retrieval's data-dependent statements made all-scope BM25 822 ms at p95
 (DESIGN.md §9).
@@ -91,9 +89,9 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     rows = [
         generic for statement, generic in found if "AS edges" in statement and by_ids in statement
     ]
-    # the look-up in any scope, one statement whatever the words (the one-scope retrieve's
-    # runs inside its admitted records' statement)
-    assert len(names) == 1 and min(names) >= 1
+    # the look-up runs alone no more: inside the scope's admitted records' statement in
+    # one small scope, inside the BM25 statement (not prepared) across scopes
+    assert names == []
     # Prepared (parsed once); its generic plan is taken when it is no dearer than the
     # custom ones, as for a retrieve's dozen ids, not for this store's single record.
     assert len(rows) == 1
@@ -105,7 +103,7 @@ def test_only_the_marked_read_is_prepared_and_it_runs_a_generic_plan(
     # whatever the number of seeds (an array); its generic plan: the next test
     near = [s for s, _ in found if s.startswith(NEAR)]
     assert len(near) == 1
-    assert len(found) == 8  # and none of the all-scope retrieve's data-dependent ones
+    assert len(found) == 7  # and none of the all-scope retrieve's data-dependent ones
 
 
 def test_the_temporal_neighbours_run_on_their_generic_plan(

@@ -1,8 +1,9 @@
 """PostgreSQL: the statements of the hot requests stay short enough for psycopg to keep
 their conversion to `$n` placeholders. psycopg caches it only for statements up to
-MAX_CACHED_STATEMENT_LENGTH bytes (and 50 parameters); a longer one is parsed again in
-Python on every call: the no-query retrieve's statement (5,041 bytes, its salience
-expression written twice) cost 2 M of its 16 M instructions a request."""
+MAX_CACHED_STATEMENT_LENGTH bytes (4,096 by default, raised by the service:
+app/pg_statement_cache.py) and 50 parameters; a longer one is parsed again in Python on
+every call: the no-query retrieve's statement (5,041 bytes, its salience expression
+written twice) cost 2 M of its 16 M instructions a request."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from psycopg._queries import MAX_CACHED_STATEMENT_LENGTH
+from psycopg import _queries
 from sqlalchemy import event
 
+from app.pg_statement_cache import STATEMENT_CACHE_BYTES
 from tests.conftest import app_state, auth, make_settings
 
 pytestmark = pytest.mark.postgres
@@ -59,5 +61,6 @@ def test_hot_statements_fit_psycopgs_conversion_cache(
         r = client.request(method, path, json=payload, headers=A)
         assert r.status_code == 200, (path, r.text)
     assert sizes, "no statement seen"
-    too_long = {head: size for head, size in sizes.items() if size > MAX_CACHED_STATEMENT_LENGTH}
+    assert _queries.MAX_CACHED_STATEMENT_LENGTH == STATEMENT_CACHE_BYTES  # the service's
+    too_long = {head: size for head, size in sizes.items() if size > STATEMENT_CACHE_BYTES}
     assert too_long == {}

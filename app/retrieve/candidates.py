@@ -16,6 +16,7 @@ from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
 from app.embedding.query_cache import query_vector_soon
 from app.entities import service as entity_names
+from app.entities.clauses import NameMatch
 from app.enums import MemoryType
 from app.records.filters import RecordQuery
 from app.retrieve import header_repository as header_repo
@@ -23,6 +24,7 @@ from app.retrieve import pg_vector_cache, scope_sizes, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.retrieve.header_repository import Admitted, CarriedHeaders, NameLookUp, RecordHeader
+from app.retrieve.lexical_scores import Naming
 from app.retrieve.pg_vector_cache import Vector
 from app.retrieve.pg_vector_repository import VECTOR_VERSION
 from app.retrieve.ranked import Candidates
@@ -46,6 +48,16 @@ def start_query_embedding(
     if embedder is None or tier is Tier.postgres or not (query and query.strip()):
         return None
     return query_vector_soon(embedder, query)
+
+
+def _naming(terms: list[str], matches: list[NameMatch]) -> Naming:
+    """What the entity names the query spells decide for its lexical search: they are
+    scored through the entity links, not as words (terms.unscored_names), and the records
+    that mention the live entities the caller may read are flagged (headers'
+    mentions_named)."""
+    readable = [m for m in matches if m.readable]
+    silent = unscored_names(terms, {m.term for m in readable})
+    return Naming(silent, sorted({m.record_id for m in readable}))
 
 
 class CandidateSearch:
@@ -79,29 +91,27 @@ class CandidateSearch:
             not req.scopes and scope_sizes.scopes_hold_fewer(self.session, [], SMALL_SCOPE)
         )
         names, scopes = self._name_look_up(query, req, trust)
-        # A small scope's records are all read, the name look-up with them; else it runs alone.
         look_up = NameLookUp(names, scopes, trust.reading()) if names else None
+        # A small scope's records are all read, the name look-up with them; else it runs
+        # inside the lexical search's statement (alone only when that has none to run).
         every = self._every_admitted(req, records, pool, look_up)
-        matches = (
-            every.names
-            if every is not None
-            else entity_names.names_matching(self.session, names, scopes, trust)
-        )
-        named = sorted({m.record_id for m in matches})
-        # Names are scored through the entity links, not as words (terms.unscored_names).
-        silent = unscored_names(terms, {m.term for m in matches if m.readable})
-        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
-        linked = sorted({m.record_id for m in matches if m.readable})
         admitted = every.headers if every is not None else None
         signature = (int(every.extra[0]), int(every.extra[1])) if every and every.extra else None
         selective = self._selective(records, pool)
+        naming = _naming(terms, every.names) if every is not None else Naming(look_up=look_up)
         lexical = search_repo.lexical(
-            self.session, terms, records, pool, small_scope=in_small, unscored=silent,
-            mentioning=linked, with_headers=admitted is None,
+            self.session, terms, records, pool, small_scope=in_small, naming=naming,
+            with_headers=admitted is None,
             # SQLite's vector search then needs no statement of its own for the signature
             with_signature=(self.tier is Tier.sqlite and embedding is not None
                             and admitted is None and not selective),
         )  # fmt: skip
+        matches = every.names if every is not None else lexical.names
+        if matches is None:  # the lexical search ran no statement to look them up in
+            matches = self._names_alone(look_up, trust)
+        named = sorted({m.record_id for m in matches})
+        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
+        linked = sorted({m.record_id for m in matches if m.readable})
         entities = named if not req.types or MemoryType.entity in req.types else []
         carry = (
             CarriedHeaders(linked, known=frozenset(lexical.headers)) if admitted is None else None
@@ -208,6 +218,11 @@ class CandidateSearch:
                 self.session, scopes, vector_cache.listing_bound(pool)
             )
         )
+
+    def _names_alone(self, look_up: NameLookUp | None, trust: TrustContext) -> list[NameMatch]:
+        if look_up is None:
+            return []
+        return entity_names.names_matching(self.session, look_up.terms, look_up.scopes, trust)
 
     def _name_look_up(
         self, query: str, req: RetrieveRequest, trust: TrustContext

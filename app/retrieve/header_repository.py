@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, and_, bindparam, case, join, literal, select, true
+from sqlalchemy import CTE, Select, Subquery, and_, bindparam, case, join, literal, select, true
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -157,10 +157,10 @@ def every_admitted(
     when more than `limit` records are admitted (for a request whose scopes are small:
     see `CandidateSearch.find`)."""
     shape = filter_shape(records, dialect_of(session))
-    stmt = _admitted_statement(shape, _NameShape.of(names), extra, versions)
+    stmt = _admitted_statement(shape, NameShape.of(names), extra, versions)
     params = {**filter_params(records), "limit": limit + 1}
     if names is not None:
-        params |= name_clauses.matching_params(names.terms, names.scopes, names.vis)
+        params |= name_params(names)
     rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
@@ -171,48 +171,64 @@ def every_admitted(
     return Admitted(headers, tuple(rows[0][HEADER_WIDTH:end]) if rows else (), found, matches)
 
 
-class _NameShape(NamedTuple):
+class NameShape(NamedTuple):
+    """What a statement with a name look-up inside it depends on (it is built once per
+    shape): whether the look-up is narrowed to scopes, and whether the caller's own
+    readable scopes are."""
+
     in_scopes: bool
     scoped_reader: bool
 
     @staticmethod
-    def of(names: NameLookUp | None) -> _NameShape | None:
-        return _NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
+    def of(names: NameLookUp | None) -> NameShape | None:
+        return NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
+
+
+def name_params(names: NameLookUp) -> dict[str, Any]:
+    """The parameters of a statement with the look-up `names` inside (`InlineNames`)."""
+    return name_clauses.matching_params(names.terms, names.scopes, names.vis)
+
+
+class InlineNames(NamedTuple):
+    """An entity-name look-up inside a statement that reads records (saving a retrieve
+    its own round trip): `named`, the look-up (a CTE run once); `found`, its one-row
+    summary (readable: it found a live entity the caller may read; matches: its rows as
+    JSON, NULL when none), to be joined beside the statement's rows; `mentions`, whether
+    the enclosing query's record mentions a readable match (its edges are walked only
+    when there is one: most queries name none)."""
+
+    named: CTE
+    found: Subquery
+    mentions: ColumnElement[bool]
+
+
+def inline_names(dialect: str, names: NameShape) -> InlineNames:
+    named = name_clauses.matching_select(dialect, *names).cte("named").prefix_with("MATERIALIZED")
+    found = name_clauses.matches_summary(named, dialect)
+    readable = select(named.c.record_id).where(named.c.live)
+    mentions = and_(found.c.readable, mentions_any(RecordRow.id, readable, dialect))
+    return InlineNames(named, found, mentions)
 
 
 @cache
 def _admitted_statement(
     shape: FilterShape,
-    names: _NameShape | None,
+    names: NameShape | None,
     extra: tuple[ColumnElement[Any], ...],
     versions: ColumnElement[Any] | None,
 ) -> Select[Any]:
     if names is None:
-        stmt = select(*_header_columns(shape.dialect, literal(False)), *extra)
+        stmt = select(*header_columns(shape.dialect, False), *extra)
     else:
-        stmt, matches = _with_names(shape.dialect, names, extra)
+        inline = inline_names(shape.dialect, names)
+        stmt = select(*header_columns(shape.dialect, inline.mentions), *extra)
+        stmt = stmt.select_from(join(RecordRow, inline.found, true()))
     if versions is not None:
         stmt = stmt.add_columns(versions)
     if names is not None:
-        stmt = stmt.add_columns(matches)  # last: `every_admitted` reads it there
+        stmt = stmt.add_columns(inline.found.c.matches)  # last: `every_admitted` reads it there
     # One plan whatever the values (the scope index, a few hundred rows): prepared.
     return prepared(stmt.where(*bound_clauses(shape)).limit(bindparam("limit")))
-
-
-def _with_names(
-    dialect: str, names: _NameShape, extra: tuple[ColumnElement[Any], ...]
-) -> tuple[Select[Any], ColumnElement[str]]:
-    """The admitted records' columns with the name look-up (a CTE, run once) and its
-    one-row summary joined in: a record's mentions are read only when the look-up found
-    a live entity the caller may read (most queries name none), and the matches come
-    back in the column returned beside the statement (`Admitted.names`)."""
-    select_named = name_clauses.matching_select(dialect, *names)
-    named = select_named.cte("named").prefix_with("MATERIALIZED")
-    found = name_clauses.matches_summary(named, dialect)
-    readable = select(named.c.record_id).where(named.c.live)
-    mentions = and_(found.c.readable, mentions_any(RecordRow.id, readable, dialect))
-    stmt = select(*_header_columns(dialect, mentions), *extra)
-    return stmt.select_from(join(RecordRow, found, true())), found.c.matches
 
 
 HEADER_WIDTH = 14  # the columns of header_columns
@@ -224,23 +240,27 @@ def mentioning_params(mentioning: Sequence[str]) -> dict[str, list[str]]:
     return {_MENTIONING: sorted(set(mentioning))}
 
 
-def header_columns(dialect: str, mentioning: bool) -> list[Any]:
+Mentioning = bool | ColumnElement[bool]
+
+
+def header_columns(dialect: str, mentioning: Mentioning) -> list[Any]:
     """The columns `header_from` reads, in its order (HEADER_WIDTH of them): what ranking
-    needs of a record of the enclosing query's `records` table; with `mentioning`, whether
-    it mentions one of the entities of `mentioning_params`."""
-    mentions: ColumnElement[bool] = (
-        mentions_any(RecordRow.id, _MENTIONING, dialect) if mentioning else literal(False)
-    )
-    return _header_columns(dialect, mentions)
-
-
-def _header_columns(dialect: str, mentions: ColumnElement[bool]) -> list[Any]:
+    needs of a record of the enclosing query's `records` table; whether it mentions one
+    of the entities of `mentioning_params` (True), none (False), or as the expression
+    given says (`InlineNames.mentions`)."""
+    mentions: ColumnElement[bool]
+    if mentioning is True:
+        mentions = mentions_any(RecordRow.id, _MENTIONING, dialect)
+    elif mentioning is False:
+        mentions = literal(False)
+    else:
+        mentions = mentioning
     r = RecordRow
     event: ColumnElement[Any] = case((r.type == "episodic", _first_event_time()))
     return [r.id, r.type, r.scope, r.sensitivity, r.created_at, event, mentions, *_DECAY_COLUMNS]
 
 
-def candidate_columns(dialect: str, mentioning: bool, with_headers: bool) -> list[Any]:
+def candidate_columns(dialect: str, mentioning: Mentioning, with_headers: bool) -> list[Any]:
     """`header_columns`, or only the first of them (the id) when the caller has the
     headers already (a small-scope retrieve read every admitted record's)."""
     columns = header_columns(dialect, mentioning)

@@ -18,7 +18,8 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ARRAY,
@@ -34,16 +35,20 @@ from sqlalchemy import (
     literal_column,
     select,
     text,
+    true,
     union_all,
 )
 from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.selectable import FromClause
+from sqlalchemy.sql.selectable import CTE, FromClause
 
 from app.db import column_rows
 from app.engine_cache import PerEngine
 from app.models import RecordRow
+from app.retrieve.header_repository import NameLookUp, NameShape, inline_names, name_params
+from app.retrieve.lexical_scores import Naming
+from app.retrieve.terms import MIN_SCORED_TERMS, name_words
 
 MIN_IDF = 1e-6  # as FTS5: a term in more than half the records still counts a little
 LARGE_STORE = 50_000
@@ -81,12 +86,13 @@ def _given() -> TermSource:
     )
 
 
-def _counted() -> TermSource:
-    """The lexemes of the `query` and `unscored` parameters, counted by the statement
+def counted(unscored: ColumnElement[str]) -> TermSource:
+    """The lexemes of the `query` parameter and of the `unscored` text (a parameter, or
+    what `silent_text` makes of a name look-up), counted by the statement
     (`_counted_statement`); idf = ln((N - df + 0.5) / (df + 0.5)), at least MIN_IDF, N
     never below a lexeme's count. The second score leaves the unscored lexemes out only
     when the query has others."""
-    counted = _counted_statement().cte("counted").prefix_with("MATERIALIZED")
+    counted = _counted_statement(unscored).cte("counted").prefix_with("MATERIALIZED")
     total = func.greatest(counted.c.stored, func.max(counted.c.df).over())
     idf = func.greatest(MIN_IDF, func.ln((total - counted.c.df + 0.5) / (counted.c.df + 0.5)))
     weights = (
@@ -118,19 +124,43 @@ class _StoreStats:
 _stats: PerEngine[_StoreStats] = PerEngine(_StoreStats)
 
 
-def lexemes(session: Session, query: str, unscored: str) -> tuple[list[str], set[str]]:
-    """The lexemes of `query` and of `unscored` under the same 'english' configuration as
+class Lexemes(NamedTuple):
+    lexemes: list[str]  # the query's
+    silent: set[str]  # the unscored terms'
+    matches: str | None  # the name look-up's, as JSON (`entities.clauses.matches_of_json`)
+
+
+def lexemes(session: Session, query: str, naming: Naming, terms: list[str]) -> Lexemes:
+    """The lexemes of `query` and of the unscored terms (`naming`'s, or those its look-up
+    decides, run in the same statement) under the same 'english' configuration as
     search_tsv (one round trip)."""
-    rows = column_rows(session, _LEXEMES, {"query": query, "unscored": unscored}).all()
-    lexemes = sorted({lx for lx, silent in rows if not silent})
-    return lexemes, {lx for lx, silent in rows if silent}
+    params: dict[str, Any] = {"query": query}
+    if naming.look_up is None:
+        params["unscored"] = " ".join(naming.unscored)
+    else:
+        params |= name_params(naming.look_up) | silent_params(terms, naming.look_up)
+    stmt = _lexemes_statement(NameShape.of(naming.look_up))
+    rows = column_rows(session, stmt, params).all()
+    found = sorted({lx for lx, silent, _ in rows if lx is not None and not silent})
+    matches = rows[0][2] if rows else None
+    return Lexemes(found, {lx for lx, silent, _ in rows if silent}, matches)
 
 
-def _lexeme_sources() -> list[Select[Any]]:
+@cache
+def _lexemes_statement(names: NameShape | None) -> Select[Any]:
+    if names is None:
+        found = union_all(*_lexeme_sources(bindparam("unscored", type_=Text))).subquery("lx")
+        return select(found.c.lexeme, found.c.silent, literal_column("NULL"))
+    inline = inline_names("postgresql", names)
+    found = union_all(*_lexeme_sources(silent_text(inline.named))).subquery("lx")
+    joined = inline.found.outerjoin(found, true())
+    return select(found.c.lexeme, found.c.silent, inline.found.c.matches).select_from(joined)
+
+
+def _lexeme_sources(unscored: ColumnElement[str]) -> list[Select[Any]]:
     """(lexeme, silent) of the `query` parameter (silent false) and of `unscored` (true)."""
     sources = []
-    for name, silent in (("query", False), ("unscored", True)):
-        text_ = bindparam(name, type_=Text)
+    for text_, silent in ((bindparam("query", type_=Text), False), (unscored, True)):
         parts = func.unnest(func.to_tsvector("english", text_)).table_valued(
             "lexeme", "positions", "weights"
         )
@@ -138,7 +168,34 @@ def _lexeme_sources() -> list[Select[Any]]:
     return sources
 
 
-_LEXEMES = union_all(*_lexeme_sources())
+def silent_text(named: CTE) -> ColumnElement[str]:
+    """The unscored terms as `terms.unscored_names` chooses them, from the name look-up
+    `named` of the same statement: the words of the names it found readable, among the
+    (name, term) pairs of `silent_params`, none unless at least MIN_SCORED_TERMS terms
+    are left to score."""
+    pairs = (
+        func.unnest(
+            bindparam("silent_names", type_=ARRAY(Text)),
+            bindparam("silent_words", type_=ARRAY(Text)),
+        )
+        .table_valued("name", "word")
+        .render_derived("pairs")
+    )
+    readable = select(named.c.term).where(named.c.live)
+    words = pairs.c.word.distinct()
+    few = func.count(words) <= bindparam("most_silent")
+    chosen = select(case((few, func.string_agg(words, literal(" "))), else_=literal("")))
+    return func.coalesce(chosen.where(pairs.c.name.in_(readable)).scalar_subquery(), "")
+
+
+def silent_params(terms: list[str], look_up: NameLookUp) -> dict[str, Any]:
+    """The parameters of `silent_text`."""
+    pairs = name_words(terms, look_up.terms)
+    return {
+        "silent_names": [name for name, _ in pairs],
+        "silent_words": [word for _, word in pairs],
+        "most_silent": len(terms) - MIN_SCORED_TERMS,
+    }
 
 
 def store_is_small(session: Session) -> bool:
@@ -164,11 +221,11 @@ _RECORDS_IN_STORE = literal_column(
 )
 
 
-def _counted_statement() -> Select[Any]:
-    """(lexeme, silent, df, stored) of the `query` and `unscored` parameters: each query
-    lexeme's records counted through the GIN index (none for the unscored ones), and the
-    store's records (`_RECORDS_IN_STORE`)."""
-    found = union_all(*_lexeme_sources()).subquery("found")
+def _counted_statement(unscored: ColumnElement[str]) -> Select[Any]:
+    """(lexeme, silent, df, stored) of the `query` parameter and the `unscored` text: each
+    query lexeme's records counted through the GIN index (none for the unscored ones), and
+    the store's records (`_RECORDS_IN_STORE`)."""
+    found = union_all(*_lexeme_sources(unscored)).subquery("found")
     tsq = cast(_quoted(found.c.lexeme), TSQUERY)
     matching = (
         select(func.count()).select_from(RecordRow).where(_tsv.op("@@")(tsq)).scalar_subquery()
@@ -238,4 +295,4 @@ def quote(lexeme: str) -> str:
 
 
 GIVEN = _given()
-COUNTED = _counted()
+COUNTED = counted(bindparam("unscored", type_=Text))

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ARRAY,
@@ -41,16 +40,21 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import column_rows, prepared
+from app.entities.clauses import NameMatch, matches_of_json
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
 from app.retrieve import pg_terms_repository as terms_of
 from app.retrieve.header_repository import (
+    NameShape,
     RecordHeader,
     header_columns,
     header_from,
+    inline_names,
     mentioning_params,
+    name_params,
 )
+from app.retrieve.lexical_scores import LexicalScores, Naming
 from app.retrieve.pg_terms_repository import MIN_IDF, TermSource
 
 K1 = 1.2
@@ -71,57 +75,90 @@ class Newest(enum.Enum):
 
 def bm25(
     session: Session,
-    terms: Sequence[str],
+    terms: list[str],
     records: RecordQuery,
     limit: int,
     *,
     small_scope: bool = False,
-    unscored: Sequence[str] = (),
-    mentioning: Sequence[str] = (),
+    naming: Naming = Naming(),
     with_headers: bool = True,
-) -> tuple[dict[str, float], dict[str, float], dict[str, RecordHeader]]:
-    """record id → BM25 score of the best `limit` records `records` admits that match any
-    query lexeme, their scores without the lexemes of `unscored`, and their headers
-    (`small_scope`: the request's scopes hold few records, so every one of them is
-    checked; `unscored`: terms whose lexemes choose and order the matches like the
-    others; when they are all the query has, the second scores keep them; `mentioning`:
-    as for `header_repository.headers`; `with_headers`: False when the caller has the
-    headers already, the third dict is then empty)."""
-    query, unscored_text = " ".join(terms), " ".join(unscored)
+) -> LexicalScores:
+    """The best `limit` records `records` admits that match any query lexeme, by BM25
+    over them all, and their scores without the lexemes of the unscored terms
+    (`naming`'s, or those its look-up decides; when they are all the query has, the
+    second scores keep them), with their headers (`small_scope`: the request's scopes
+    hold few records, so every one of them is checked; `with_headers`: False when the
+    caller has the headers already, none are read then)."""
+    query = " ".join(terms)
     shape = filter_shape(records, "postgresql")
-    params = {**filter_params(records), **mentioning_params(mentioning), "limit": limit}
-    params["max_matches"] = MAX_MATCHES
-    counted = terms_of.store_is_small(session)
-    if counted:  # below LARGE_STORE every lexeme is counted, by the scoring statement
+    params = {**filter_params(records), "limit": limit, "max_matches": MAX_MATCHES}
+    names, matches = NameShape.of(naming.look_up), None
+    if terms_of.store_is_small(session):  # every lexeme counted by the scoring statement
         newest = Newest.never if records.filter.scopes else Newest.when_many
-        params |= {"query": query, "unscored": unscored_text}
+        params["query"] = query
+        params |= _naming_params(naming, terms)
+        mentions: NameShape | bool = names or bool(naming.mentioning)
+        stmt = _bm25_statement(shape, small_scope, newest, mentions, with_headers, True)
     else:
-        given = _given_terms(session, query, unscored_text, records, small_scope)
-        if given is None:
-            return {}, {}, {}
-        newest, values = given
-        params |= values
-    stmt = _bm25_statement(shape, small_scope, newest, bool(mentioning), with_headers, counted)
+        given = _given_terms(session, query, naming, terms, records, small_scope)
+        matches = given.matches
+        if given.newest is None:
+            return LexicalScores({}, {}, names=_found_names(naming, matches))
+        linked = _linked(given.matches, naming)
+        params |= mentioning_params(linked) | given.values
+        stmt = _bm25_statement(shape, small_scope, given.newest, bool(linked), with_headers, False)
     full: dict[str, float] = {}
     without: dict[str, float] = {}
     headers: dict[str, RecordHeader] = {}
-    for score, unscored_score, *header in column_rows(session, stmt, params):
+    for score, unscored_score, found, *header in column_rows(session, stmt, params):
+        matches = found or matches  # the look-up's, on every row (NULL: none, or not here)
+        if score is None:  # the name look-up's row alone: nothing matched
+            continue
         rid = header[0]
         full[rid], without[rid] = float(score), float(unscored_score)
         if with_headers:
             headers[rid] = header_from(records.now, header)
-    return full, without, headers
+    return LexicalScores(full, without, headers, names=_found_names(naming, matches))
+
+
+def _naming_params(naming: Naming, terms: list[str]) -> dict[str, Any]:
+    if naming.look_up is None:
+        return {"unscored": " ".join(naming.unscored)} | mentioning_params(naming.mentioning)
+    return name_params(naming.look_up) | terms_of.silent_params(terms, naming.look_up)
+
+
+def _found_names(naming: Naming, matches: str | None) -> list[NameMatch] | None:
+    return matches_of_json(matches) if naming.look_up is not None else None
+
+
+def _linked(matches: str | None, naming: Naming) -> list[str]:
+    """The entities whose mentions flag a candidate: the readable ones the look-up found."""
+    if naming.look_up is None:
+        return list(naming.mentioning)
+    return sorted({m.record_id for m in matches_of_json(matches) if m.readable})
+
+
+class _Given(NamedTuple):
+    newest: Newest | None  # None: the query has no lexeme
+    values: dict[str, Any]
+    matches: str | None
 
 
 def _given_terms(
-    session: Session, query: str, unscored: str, records: RecordQuery, small_scope: bool
-) -> tuple[Newest, dict[str, Any]] | None:
+    session: Session,
+    query: str,
+    naming: Naming,
+    terms: list[str],
+    records: RecordQuery,
+    small_scope: bool,
+) -> _Given:
     """On a large store: the query's lexemes with their idfs from the cached statistics
     (`pg_terms_repository.frequencies`), as the parameters of `pg_terms_repository.GIVEN`,
-    and whether only the newest matches are scored; None when the query has no lexeme."""
-    lexemes, silent = terms_of.lexemes(session, query, unscored)
+    and whether only the newest matches are scored (the name look-up of `naming` runs
+    with the lexemes' statement)."""
+    lexemes, silent, matches = terms_of.lexemes(session, query, naming, terms)
     if not lexemes:
-        return None
+        return _Given(None, {}, matches)
     total, df = terms_of.frequencies(session, lexemes)
     idf = {lx: max(MIN_IDF, math.log((total - d + 0.5) / (d + 0.5))) for lx, d in df.items()}
     selective = lexemes
@@ -129,13 +166,14 @@ def _given_terms(
         rare = [lx for lx in lexemes if 0 < df[lx] <= COMMON_FRACTION * total]
         selective = rare or lexemes
     many = not records.filter.scopes and sum(df[lx] for lx in selective) > MAX_MATCHES
-    return Newest.always if many else Newest.never, {
+    values = {
         "tsq": " | ".join(terms_of.quote(lx) for lx in selective),
         "marked": lexemes,
         "lexemes": list(idf),
         "idfs": list(idf.values()),
         "silent": sorted(silent if set(lexemes) - silent else set()),
     }
+    return _Given(Newest.always if many else Newest.never, values, matches)
 
 
 @cache
@@ -143,15 +181,22 @@ def _bm25_statement(
     shape: FilterShape,
     small_scope: bool,
     newest: Newest,
-    mentioning: bool,
+    mentions: NameShape | bool,
     with_headers: bool,
     counted: bool,
 ) -> Select[Any]:
     """The best `limit` matches of the query's lexemes under the filters, scored, with
     their headers (`header_columns`; their ids alone without `with_headers`); built once
     per shape (`counted`: the lexemes and their frequencies counted by the statement,
-    `pg_terms_repository.COUNTED`, else given as parameters, `pg_terms_repository.GIVEN`)."""
+    `pg_terms_repository.COUNTED`, else given as parameters, `pg_terms_repository.GIVEN`).
+    `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`:
+    it decides the unscored lexemes, and its summary is joined beside the matches, a row
+    of its own when nothing matches), else whether the mentions of `mentioning_params`
+    are read."""
+    inline = None if isinstance(mentions, bool) else inline_names("postgresql", mentions)
     source = terms_of.COUNTED if counted else terms_of.GIVEN
+    if inline is not None:
+        source = terms_of.counted(terms_of.silent_text(inline.named))
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
     # 5,000 matches from ~90 to ~50 ms at 1M records). dl stays the whole vector's length.
@@ -165,13 +210,17 @@ def _bm25_statement(
     ).where(_matching(source.tsq, small_scope), *bound_clauses(shape))
     matched = _newest_only(matched, newest, source)
     best = _scored(matched.cte("matches"), source).limit(bindparam("limit")).subquery("best")
+    found: Any = None if inline is None else inline.found
+    matches: Any = literal_column("NULL") if found is None else found.c.matches
     if with_headers:
-        columns = header_columns(shape.dialect, mentioning)
-        stmt = select(best.c.score, best.c.unscored, *columns).join_from(
-            best, RecordRow, RecordRow.id == best.c.id
-        )
+        mentioned = inline.mentions if inline is not None else mentions is True
+        columns = header_columns(shape.dialect, mentioned)
+        stmt = select(best.c.score, best.c.unscored, matches, *columns)
+        rows: Any = best.join(RecordRow, RecordRow.id == best.c.id)
     else:  # the ids alone: no join back to the records
-        stmt = select(best.c.score, best.c.unscored, best.c.id)
+        stmt = select(best.c.score, best.c.unscored, matches, best.c.id)
+        rows = best
+    stmt = stmt.select_from(rows if found is None else found.outerjoin(rows, true()))
     stmt = stmt.order_by(best.c.score.desc(), best.c.id)
     # In a small scope the plan is the scope's rows whatever the words (the GIN index is
     # kept out, `_matching`): prepared, it is parsed once a connection, and planned once

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from app.models import RecordRow
 from app.relations.clauses import Edges
-from app.retrieve import repository as search_repo
 from app.retrieve.header_repository import RecordHeader
+from app.retrieve.lexical_scores import LexicalScores
 from app.retrieve.ranking import Components
 from app.retrieve.selection import MAX_CANDIDATES, SELECTABLE
 from app.trust import TrustContext, Visibility
@@ -42,7 +42,7 @@ class Candidates:
     the records of entities the query names, the live readable ones among those
     (`linked`, which lend a lift), and the headers of every admitted candidate."""
 
-    lexical: search_repo.LexicalScores
+    lexical: LexicalScores
     cosine: dict[str, float] | None
     entities: list[str]
     linked: list[str]
@@ -58,9 +58,7 @@ def selection_picks(ranked: Ranked, trust: TrustContext) -> list[str]:
     ][:MAX_CANDIDATES]
 
 
-def lexical_scores(
-    lexical: search_repo.LexicalScores, metas: dict[str, RecordHeader]
-) -> dict[str, float]:
+def lexical_scores(lexical: LexicalScores, metas: dict[str, RecordHeader]) -> dict[str, float]:
     """Each admitted lexical candidate's BM25 score: without the words of the names the
     query uses when the entity link lifts it, with them when it holds a name unlinked."""
     return {

@@ -59,6 +59,14 @@ def unscored_names(terms: list[str], names: Iterable[str]) -> list[str]:
     return silent if len(terms) - len(silent) >= MIN_SCORED_TERMS else []
 
 
+def name_words(terms: list[str], names: Iterable[str]) -> list[tuple[str, str]]:
+    """(name, term) for each of the `terms` that is a word of one of the `names`: what a
+    statement that looks the names up needs to apply `unscored_names` itself, to those
+    it finds."""
+    wanted = set(terms)
+    return [(name, word) for name in names for word in dict.fromkeys(words(name)) if word in wanted]
+
+
 def name_candidates(text: str) -> list[str]:
     """Every run of up to four consecutive words of the query's first MAX_NAME_TOKENS:
     entity names may span several words ('New York', 'Bank of America'), contain

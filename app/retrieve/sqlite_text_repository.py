@@ -1,0 +1,261 @@
+"""SQLite BM25: FTS5's bm25() over `records_fts` (k1 = 1.2, b = 0.75), OR-ed query terms,
+the request's filters in the same statement; across every scope of a large store only
+the newest MAX_MATCHES matches are ranked, as on PostgreSQL (pg_text_repository.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, NamedTuple
+
+from sqlalchemy import (
+    Integer,
+    Select,
+    Text,
+    bindparam,
+    case,
+    column,
+    func,
+    literal,
+    literal_column,
+    select,
+    table,
+    true,
+)
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import CTE
+
+from app.db import column_rows
+from app.entities.clauses import matches_of_json
+from app.models import RecordRow
+from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
+from app.records.filters import RecordQuery
+from app.retrieve import pg_terms_repository, vector_cache
+from app.retrieve import pg_text_repository as pg_text
+from app.retrieve.header_repository import (
+    NameShape,
+    RecordHeader,
+    candidate_columns,
+    header_from,
+    inline_names,
+    mentioning_params,
+    name_params,
+)
+from app.retrieve.lexical_scores import LexicalScores, Naming
+from app.retrieve.terms import unscored_names
+
+_fts = table("records_fts", column("rowid", Integer), column("search_text", Text))
+
+
+_RANK = func.bm25(literal_column("records_fts"), 1.0, 0.0)  # lower is better in FTS5
+
+
+def bm25(
+    session: Session,
+    terms: list[str],
+    records: RecordQuery,
+    limit: int,
+    naming: Naming,
+    reads: Reads,
+) -> LexicalScores:
+    """The best `limit` matches of any of `terms` (see `repository.lexical`)."""
+    matching = _fts5_matching(terms, records.filter.scopes)
+    if matching is None:
+        return LexicalScores({}, {})
+    store_wide = not records.filter.scopes and records.visibility.scopes is None
+    shape = filter_shape(records, "sqlite")
+    names = NameShape.of(naming.look_up)
+    stmt = _bm25_statement(shape, store_wide, names or bool(naming.mentioning), reads)
+    params = {**filter_params(records), "match": matching, "limit": limit}
+    if naming.look_up is not None:
+        params |= name_params(naming.look_up)
+    else:
+        params |= mentioning_params(naming.mentioning)
+    if store_wide:
+        params["newest_match"] = _text_match(terms)
+        params["newest_offset"] = pg_text.MAX_MATCHES - 1
+        params["large_store"] = pg_terms_repository.LARGE_STORE
+    read = _read(column_rows(session, stmt, params), records.now, reads)
+    unscored, found_names = naming.unscored, None
+    if naming.look_up is not None:
+        found_names = matches_of_json(read.matches)
+        unscored = unscored_names(terms, {m.term for m in found_names if m.readable})
+    without = _without(session, terms, records, unscored, read)
+    return LexicalScores(read.full, without, read.headers, read.signature, found_names)
+
+
+class _Read(NamedTuple):
+    found: dict[int, tuple[str, float]]  # rowid → (record id, score)
+    headers: dict[str, RecordHeader]
+    signature: tuple[int, int] | None
+    bounded: bool  # only the newest MAX_MATCHES matches were ranked
+    matches: str | None  # the name look-up's matches as JSON (`matches_of_json`)
+
+    @property
+    def full(self) -> dict[str, float]:
+        return dict(self.found.values())
+
+
+def _read(rows: Any, now: float, reads: Reads) -> _Read:
+    found: dict[int, tuple[str, float]] = {}
+    headers: dict[str, RecordHeader] = {}
+    bounded, signature, matches = False, None, None
+    for rowid, score, oldest, names, *header in rows:
+        matches = names  # the same on every row
+        if reads.signature:
+            *header, removals, max_rowid = header
+            signature = (int(removals), int(max_rowid))
+        if rowid is None:  # the name look-up's row alone: nothing matched
+            continue
+        found[rowid] = (header[0], -float(score))
+        if reads.headers:
+            headers[header[0]] = header_from(now, header)
+        bounded = bool(oldest)
+    return _Read(found, headers, signature, bounded, matches)
+
+
+def _without(
+    session: Session,
+    terms: list[str],
+    records: RecordQuery,
+    unscored: Sequence[str],
+    read: _Read,
+) -> dict[str, float]:
+    """The found records' scores without the `unscored` terms."""
+    found, full, silent = read.found, read.full, set(unscored)
+    scored = None
+    if silent and found and not read.bounded:
+        scored = _fts5_matching([t for t in terms if t not in silent], records.filter.scopes)
+    if scored is None:
+        # Bounded: the query's words match more than MAX_MATCHES records across every
+        # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
+        # (each match in range scored, or each found rowid probed at ~200 µs), so the
+        # names are scored as words.
+        return full
+    # FTS5's bm25() sums one part per query term over the same statistics: the found
+    # records' scores under the scored terms alone are their full scores less the
+    # unscored terms' (0 for a record that holds none of them). The same match as above
+    # without those terms, over the found rowids' range: no more rows than the first pass
+    # visited (an IN list of the rowids is not handed to FTS5; each is probed alone).
+    rescored = {"match": scored, "lowest": min(found), "highest": max(found)}
+    without = dict.fromkeys(full, 0.0)
+    for rowid, score in column_rows(session, _RESCORED, rescored):
+        if rowid in found:
+            without[found[rowid][0]] = -float(score)
+    return without
+
+
+_MATCH: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(bindparam("match"))
+_RESCORED = select(_fts.c.rowid, _RANK).where(
+    _MATCH, _fts.c.rowid.between(bindparam("lowest"), bindparam("highest"))
+)
+
+
+class Reads(NamedTuple):
+    """What SQLite's BM25 statement reads beside the matches' ids and scores."""
+
+    headers: bool
+    signature: bool
+
+
+@cache
+def _bm25_statement(
+    shape: FilterShape, store_wide: bool, mentions: NameShape | bool, reads: Reads
+) -> Select[Any]:
+    """The best matches of the `match` parameter by BM25 under the filters, with their
+    headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
+    of the store) among the newest MAX_MATCHES matches of `newest_match` only on a large
+    store (`_newest_matches_start`). The headers are read for the best `limit` only:
+    FTS5 ranks every match, and reading a header's columns for each cost more.
+    `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`,
+    its summary joined beside the matches: a row of its own when nothing matches), else
+    whether the mentions of `mentioning_params` are read."""
+    texts: Any = _fts
+    start: ColumnElement[int] = literal(0)
+    if store_wide:
+        bound = _newest_matches_start()
+        texts = bound.join(_fts, _fts.c.rowid >= bound.c.start)
+        start = bound.c.start
+    joined = texts.join(RecordRow, _fts.c.rowid == _RECORD_ROWID)
+    best = (
+        select(_fts.c.rowid, _RANK.label("rank"), start.label("start"))
+        .select_from(joined)
+        .where(_MATCH, *bound_clauses(shape))
+        .order_by(_RANK)
+        .limit(bindparam("limit"))
+        .cte("best")
+        .prefix_with("MATERIALIZED")
+    )
+    signature = vector_cache.SIGNATURE if reads.signature else ()
+    matched = best.join(RecordRow, best.c.rowid == _RECORD_ROWID)
+    if isinstance(mentions, bool):
+        columns = candidate_columns(shape.dialect, mentions, reads.headers)
+        found: Any = matched
+        matches: ColumnElement[Any] = literal_column("NULL")
+    else:
+        inline = inline_names(shape.dialect, mentions)
+        columns = candidate_columns(shape.dialect, inline.mentions, reads.headers)
+        found = inline.found.outerjoin(matched, true())
+        matches = inline.found.c.matches
+    return select(best.c.rowid, best.c.rank, best.c.start, matches, *columns, *signature
+                  ).select_from(found)  # fmt: skip
+
+
+_RECORD_ROWID: ColumnElement[int] = literal_column("records.rowid", Integer)
+
+
+def _text_match(terms: list[str]) -> str:
+    return "search_text : (" + fts5_match(terms) + ")"
+
+
+def _fts5_matching(terms: list[str], scopes: Sequence[str]) -> str | None:
+    """FTS5's MATCH expression of any of `terms` in the search text, within `scopes` when
+    given; None when no term is left to match."""
+    if not fts5_match(terms):
+        return None
+    match = _text_match(terms)
+    if scopes:
+        # The scope is indexed too (migration 0003): FTS5 intersects the text query with
+        # the scopes' posting lists and ranks only their records.
+        keys = " OR ".join(f'"{fts5_scope_key(s)}"' for s in scopes)
+        match = f"scope_key : ({keys}) AND {match}"
+    return match
+
+
+# records_fts as the walk for the newest matches reads it (the ranking reads it too).
+_NEWEST = _fts.alias("newest")
+
+
+def _newest_matches_start() -> CTE:
+    """One row, `start`: on a large store (`large_store` records), the rowid from which on
+    the newest MAX_MATCHES records (`newest_offset` + 1) match the `newest_match`
+    parameter; 0 when fewer match or the store is smaller. FTS5 computes bm25() for every
+    match it visits (~4 µs each): a query of common words across every scope of 200,000
+    records matched ~50,000 of them. As on PostgreSQL (app/retrieve/pg_text_repository.py),
+    the newest MAX_MATCHES are ranked then. Walking the matches in rowid order computes no
+    score, and the rowid bound keeps FTS5 inside that range. Materialized and joined
+    first, so that it is computed once and FTS5 receives the bound as a rowid constraint
+    (one statement with the ranking; the size and the walk used to be two more)."""
+    newest = (
+        select(_NEWEST.c.rowid)
+        .where(literal_column("newest.records_fts").op("MATCH")(bindparam("newest_match")))
+        .order_by(_NEWEST.c.rowid.desc())
+        .limit(1)
+        .offset(bindparam("newest_offset"))
+        .scalar_subquery()
+    )
+    largest = literal_column("(SELECT coalesce(max(rowid), 0) FROM records)", Integer)
+    start = case((largest >= bindparam("large_store"), func.coalesce(newest, 0)), else_=0)
+    return select(start.label("start")).cte("bound").prefix_with("MATERIALIZED")
+
+
+def fts5_scope_key(scope: str) -> str:
+    """The token migration 0003 indexes for a scope (hex, E→G and D→H: nothing for the
+    porter stemmer to strip)."""
+    return "x" + scope.encode("utf-8").hex().upper().replace("E", "G").replace("D", "H")
+
+
+def fts5_match(terms: list[str]) -> str:
+    """An FTS5 MATCH expression: each term quoted (no operators leak in), OR-ed."""
+    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms if t.replace('"', ""))
