@@ -43,10 +43,12 @@ def _store(client: TestClient) -> None:
         capture(client, f"{who}: {text}", content={"speaker": who}, scope="ab"[i % 2])
 
 
-def _both(client: TestClient, query: str, vis: Visibility) -> tuple[LexicalScores, ...]:
+def _both(
+    client: TestClient, query: str, vis: Visibility, scopes: list[str] | None = None
+) -> tuple[LexicalScores, ...]:
     terms = query_terms(query)
     names = [normalize(n) for n in name_candidates(query)]
-    records = RecordQuery(RecordFilter(statuses=["active"]), vis, time.time())
+    records = RecordQuery(RecordFilter(statuses=["active"], scopes=scopes or []), vis, time.time())
     with app_state(client).db.read_transaction() as session:
         inside = search_repo.lexical(
             session, terms, records, 50, naming=Naming(look_up=NameLookUp(names, None, vis))
@@ -58,6 +60,13 @@ def _both(client: TestClient, query: str, vis: Visibility) -> tuple[LexicalScore
         given = search_repo.lexical(
             session, terms, records, 50, naming=Naming(unscored, mentioning)
         )
+        if unscored and app_state(client).db.engine.dialect.name == "sqlite":
+            # FTS5's scores sum one part per term over store-wide statistics: the scores
+            # without the unscored terms are a search of the others' (0: none of them).
+            scored = [t for t in terms if t not in unscored]
+            alone_scores = search_repo.lexical(session, scored, records, 1000).full
+            expected = {rid: alone_scores.get(rid, 0.0) for rid in given.full}
+            assert given.without_unscored == pytest.approx(expected, rel=1e-9), query
     assert inside.names is not None
     assert sorted(map(tuple, _fields(inside.names))) == sorted(map(tuple, _fields(alone)))
     return inside, given

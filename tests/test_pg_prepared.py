@@ -2,10 +2,10 @@
 (a record read by its id, a scope's latest episode, a small scope's two retrieval reads:
 its admitted records and its BM25, whose plan is the scope's rows whatever the words,
 the full rows of the selected records (a read by key), the temporal neighbours of
-episodic hits, and a retrieve without a query) are prepared on their connection and, after PostgreSQL's five custom plans, run on one generic plan
-without planning where it costs no more; nothing else is prepared, since one generic
-plan for retrieval's data-dependent statements made all-scope BM25 822 ms at p95
-(DESIGN.md §9).
+episodic hits, and a retrieve without a query) are prepared on their connection and,
+after PostgreSQL's five custom plans, run on one generic plan without planning where it
+costs no more; nothing else is prepared, since one generic plan for retrieval's
+data-dependent statements made all-scope BM25 822 ms at p95 (DESIGN.md §9).
 Turned off (an old PgBouncer), nothing is prepared."""
 
 from __future__ import annotations

@@ -85,24 +85,24 @@ def _heads(statements: list[str]) -> list[str]:
     return [" ".join(s.split())[:120] for s in statements]
 
 
-def test_a_query_retrieve_across_every_scope_makes_four(counted: Counted, store: str) -> None:
+def test_a_query_retrieve_across_every_scope_makes_four(counted: Counted) -> None:
     # the lexical candidates with the entity-name look-up inside, the nearest vectors'
     # filter check with their headers, the episodes' neighbours, the selected full rows
     statements = counted.request("POST", "/v1/retrieve", {"query": NAMELESS})
     assert len(statements) == 4, _heads(statements)
+    # SQLite scores the candidates again without the name's word, in the same statement
+    # (FTS5 gives no term's part of a score: sqlite_text_repository._rescored)
     statements = counted.request("POST", "/v1/retrieve", {"query": NAMED})
-    # SQLite scores the candidates again without the name's word in a statement of its
-    # own (FTS5 gives no term's part of a score: sqlite_text_repository._without)
-    assert len(statements) == (5 if store == "sqlite" else 4), _heads(statements)
+    assert len(statements) == 4, _heads(statements)
 
 
-def test_a_query_retrieve_of_one_small_scope_makes_three(counted: Counted, store: str) -> None:
+def test_a_query_retrieve_of_one_small_scope_makes_three(counted: Counted) -> None:
     # the scope's admitted records with the look-up, BM25, the selected full rows
     body = {"query": NAMELESS, "scopes": ["a"]}
     statements = counted.request("POST", "/v1/retrieve", body)
     assert len(statements) == 3, _heads(statements)
     statements = counted.request("POST", "/v1/retrieve", body | {"query": NAMED})
-    assert len(statements) == (4 if store == "sqlite" else 3), _heads(statements)
+    assert len(statements) == 3, _heads(statements)
 
 
 def test_a_retrieve_without_a_query_makes_one(counted: Counted) -> None:

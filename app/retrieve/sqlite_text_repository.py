@@ -4,6 +4,7 @@ the newest MAX_MATCHES matches are ranked, as on PostgreSQL (pg_text_repository.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, NamedTuple
@@ -34,6 +35,7 @@ from app.records.filters import RecordQuery
 from app.retrieve import pg_terms_repository, vector_cache
 from app.retrieve import pg_text_repository as pg_text
 from app.retrieve.header_repository import (
+    NameLookUp,
     NameShape,
     RecordHeader,
     candidate_columns,
@@ -43,7 +45,7 @@ from app.retrieve.header_repository import (
     name_params,
 )
 from app.retrieve.lexical_scores import LexicalScores, Naming
-from app.retrieve.terms import unscored_names
+from app.retrieve.terms import MIN_SCORED_TERMS, name_words, unscored_names
 
 _fts = table("records_fts", column("rowid", Integer), column("search_text", Text))
 
@@ -66,22 +68,28 @@ def bm25(
     store_wide = not records.filter.scopes and records.visibility.scopes is None
     shape = filter_shape(records, "sqlite")
     names = NameShape.of(naming.look_up)
-    stmt = _bm25_statement(shape, store_wide, names or bool(naming.mentioning), reads)
     params = {**filter_params(records), "match": matching, "limit": limit}
     if naming.look_up is not None:
-        params |= name_params(naming.look_up)
+        params |= name_params(naming.look_up) | _rescoring_params(terms, naming.look_up)
     else:
         params |= mentioning_params(naming.mentioning)
+        scored = _scored_matching(terms, naming.unscored, records)
+        if scored is not None:
+            params["rescore_match"] = scored
+    mentions = names or bool(naming.mentioning)
+    stmt = _bm25_statement(shape, store_wide, mentions, reads, "rescore_match" in params)
     if store_wide:
         params["newest_match"] = _text_match(terms)
         params["newest_offset"] = pg_text.MAX_MATCHES - 1
         params["large_store"] = pg_terms_repository.LARGE_STORE
-    read = _read(column_rows(session, stmt, params), records.now, reads)
+    rows = column_rows(session, stmt, params)
+    rescored = naming.look_up is not None or "rescore_match" in params
+    read = _read(rows, records.now, reads, rescored)
     unscored, found_names = naming.unscored, None
     if naming.look_up is not None:
         found_names = matches_of_json(read.matches)
         unscored = unscored_names(terms, {m.term for m in found_names if m.readable})
-    without = _without(session, terms, records, unscored, read)
+    without = _without(terms, records, unscored, read)
     return LexicalScores(read.full, without, read.headers, read.signature, found_names)
 
 
@@ -91,17 +99,20 @@ class _Read(NamedTuple):
     signature: tuple[int, int] | None
     bounded: bool  # only the newest MAX_MATCHES matches were ranked
     matches: str | None  # the name look-up's matches as JSON (`matches_of_json`)
+    # rowid → score without the unscored terms, when the statement rescored (`_rescored`)
+    rescored: dict[int, float] | None
 
     @property
     def full(self) -> dict[str, float]:
         return dict(self.found.values())
 
 
-def _read(rows: Any, now: float, reads: Reads) -> _Read:
+def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
+    rescored: dict[int, float] = {}
     bounded, signature, matches = False, None, None
-    for rowid, score, oldest, names, *header in rows:
+    for rowid, score, oldest, names, without, *header in rows:
         matches = names  # the same on every row
         if reads.signature:
             *header, removals, max_rowid = header
@@ -109,47 +120,31 @@ def _read(rows: Any, now: float, reads: Reads) -> _Read:
         if rowid is None:  # the name look-up's row alone: nothing matched
             continue
         found[rowid] = (header[0], -float(score))
+        if without is not None:
+            rescored[rowid] = -float(without)
         if reads.headers:
             headers[header[0]] = header_from(now, header)
         bounded = bool(oldest)
-    return _Read(found, headers, signature, bounded, matches)
+    return _Read(found, headers, signature, bounded, matches, rescored if rescored_inside else None)
 
 
 def _without(
-    session: Session,
-    terms: list[str],
-    records: RecordQuery,
-    unscored: Sequence[str],
-    read: _Read,
+    terms: list[str], records: RecordQuery, unscored: Sequence[str], read: _Read
 ) -> dict[str, float]:
-    """The found records' scores without the `unscored` terms."""
-    found, full, silent = read.found, read.full, set(unscored)
-    scored = None
-    if silent and found and not read.bounded:
-        scored = _fts5_matching([t for t in terms if t not in silent], records.filter.scopes)
-    if scored is None:
+    """The found records' scores without the `unscored` terms. FTS5's bm25() sums one
+    part per query term over the same statistics: under the scored terms alone they are
+    the full scores less the unscored terms' parts (0 for a record that holds none of
+    them), which the statement scored again (`_rescored`)."""
+    if read.rescored is None or read.bounded or not _scored_matching(terms, unscored, records):
         # Bounded: the query's words match more than MAX_MATCHES records across every
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
         # names are scored as words.
-        return full
-    # FTS5's bm25() sums one part per query term over the same statistics: the found
-    # records' scores under the scored terms alone are their full scores less the
-    # unscored terms' (0 for a record that holds none of them). The same match as above
-    # without those terms, over the found rowids' range: no more rows than the first pass
-    # visited (an IN list of the rowids is not handed to FTS5; each is probed alone).
-    rescored = {"match": scored, "lowest": min(found), "highest": max(found)}
-    without = dict.fromkeys(full, 0.0)
-    for rowid, score in column_rows(session, _RESCORED, rescored):
-        if rowid in found:
-            without[found[rowid][0]] = -float(score)
-    return without
+        return read.full
+    return {rid: read.rescored.get(rowid, 0.0) for rowid, (rid, _) in read.found.items()}
 
 
 _MATCH: ColumnElement[bool] = literal_column("records_fts").op("MATCH")(bindparam("match"))
-_RESCORED = select(_fts.c.rowid, _RANK).where(
-    _MATCH, _fts.c.rowid.between(bindparam("lowest"), bindparam("highest"))
-)
 
 
 class Reads(NamedTuple):
@@ -161,7 +156,7 @@ class Reads(NamedTuple):
 
 @cache
 def _bm25_statement(
-    shape: FilterShape, store_wide: bool, mentions: NameShape | bool, reads: Reads
+    shape: FilterShape, store_wide: bool, mentions: NameShape | bool, reads: Reads, rescore: bool
 ) -> Select[Any]:
     """The best matches of the `match` parameter by BM25 under the filters, with their
     headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
@@ -170,7 +165,9 @@ def _bm25_statement(
     FTS5 ranks every match, and reading a header's columns for each cost more.
     `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`,
     its summary joined beside the matches: a row of its own when nothing matches), else
-    whether the mentions of `mentioning_params` are read."""
+    whether the mentions of `mentioning_params` are read; the matches are scored again
+    without the unscored terms (`_rescored`) with the look-up, or (`rescore`) by the
+    `rescore_match` parameter."""
     texts: Any = _fts
     start: ColumnElement[int] = literal(0)
     if store_wide:
@@ -189,17 +186,89 @@ def _bm25_statement(
     )
     signature = vector_cache.SIGNATURE if reads.signature else ()
     matched = best.join(RecordRow, best.c.rowid == _RECORD_ROWID)
-    if isinstance(mentions, bool):
-        columns = candidate_columns(shape.dialect, mentions, reads.headers)
+    inline = None if isinstance(mentions, bool) else inline_names(shape.dialect, mentions)
+    without: ColumnElement[Any] = literal_column("NULL")
+    if inline is not None or rescore:
+        rescored = _rescored(best, inline.named if inline is not None else None)
+        matched = matched.outerjoin(rescored, rescored.c.rowid == best.c.rowid)
+        without = rescored.c.rank
+    if inline is None:
+        columns = candidate_columns(shape.dialect, mentions is True, reads.headers)
         found: Any = matched
         matches: ColumnElement[Any] = literal_column("NULL")
     else:
-        inline = inline_names(shape.dialect, mentions)
         columns = candidate_columns(shape.dialect, inline.mentions, reads.headers)
         found = inline.found.outerjoin(matched, true())
         matches = inline.found.c.matches
-    return select(best.c.rowid, best.c.rank, best.c.start, matches, *columns, *signature
-                  ).select_from(found)  # fmt: skip
+    head = (best.c.rowid, best.c.rank, best.c.start, matches, without)
+    return select(*head, *columns, *signature).select_from(found)
+
+
+def _rescored(best: CTE, named: CTE | None) -> CTE:
+    """(rowid, rank) of the `best` matches under the `rescore_match` parameter, or with
+    the name look-up `named` under the query's terms (`scored_terms`) less those it
+    leaves unscored (`_scored_after`), when the matches were not bounded to the newest
+    (as `_without` decides). Otherwise FTS5 is asked for a token no row holds (a scope
+    key never starts with 'y'): one look-up in its index."""
+    scored = bindparam("rescore_match") if named is None else _scored_after(named)
+    unbounded = select(func.max(best.c.start)).scalar_subquery() == 0
+    match = case((unbounded, scored), else_=literal('scope_key : "y"'))
+    lowest = select(func.min(best.c.rowid)).scalar_subquery()
+    highest = select(func.max(best.c.rowid)).scalar_subquery()
+    return (
+        select(_fts.c.rowid, _RANK.label("rank"))
+        .where(
+            literal_column("records_fts").op("MATCH")(match), _fts.c.rowid.between(lowest, highest)
+        )
+        .cte("rescored")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _scored_after(named: CTE) -> ColumnElement[str]:
+    """The MATCH of the query's terms (`scored_terms`) less the words of the names the
+    look-up `named` found readable, among the (name, term) pairs `silent_pairs`, when at
+    least MIN_SCORED_TERMS terms are left (`most_silent`), as `terms.unscored_names`
+    decides; a token no row holds when none is left out."""
+    pairs = func.json_each(bindparam("silent_pairs")).table_valued("value").alias("pairs")
+    readable = select(named.c.term).where(named.c.live)
+    word = func.json_extract(pairs.c.value, "$[1]")
+    silent = (
+        select(word.label("word"))
+        .where(func.json_extract(pairs.c.value, "$[0]").in_(readable))
+        .distinct()
+        .cte("silent")
+    )
+    terms = func.json_each(bindparam("scored_terms")).table_valued("value").alias("terms")
+    bare = func.replace(terms.c.value, '"', "")
+    quoted = literal('"').op("||")(bare).op("||")(literal('"'))
+    listed = (
+        select(func.group_concat(quoted, literal(" OR ")))
+        .where(terms.c.value.not_in(select(silent.c.word)), bare != "")
+        .scalar_subquery()
+    )
+    few = select(func.count()).select_from(silent).scalar_subquery()
+    wanted = few.between(1, bindparam("most_silent"))
+    scored = case((wanted, literal("search_text : (").op("||")(listed).op("||")(literal(")"))))
+    return func.coalesce(scored, literal('scope_key : "y"'))
+
+
+def _scored_matching(terms: list[str], unscored: Sequence[str], records: RecordQuery) -> str | None:
+    """The MATCH of the terms less the `unscored`; None when there is none to leave out,
+    or none left."""
+    silent = set(unscored)
+    if not silent:
+        return None
+    return _fts5_matching([t for t in terms if t not in silent], records.filter.scopes)
+
+
+def _rescoring_params(terms: list[str], look_up: NameLookUp) -> dict[str, Any]:
+    """The parameters of `_rescored`."""
+    return {
+        "silent_pairs": json.dumps(name_words(terms, look_up.terms)),
+        "scored_terms": json.dumps(terms),
+        "most_silent": len(terms) - MIN_SCORED_TERMS,
+    }
 
 
 _RECORD_ROWID: ColumnElement[int] = literal_column("records.rowid", Integer)
