@@ -80,3 +80,30 @@ def test_candidates_whose_headers_the_request_holds_pass_without_a_look_up(
         assert set(carry.rows) == {ids[0], *ids[8:15]}
     finally:
         db.dispose()
+
+
+@pytest.mark.postgres
+def test_lexical_candidates_among_the_nearest_pass_unread_on_postgres(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """PostgreSQL's exact search of a small store: the `also` ids (the lexical candidates,
+    whose headers BM25 read under the same filters) pass its filter check without being
+    read; the others of its window are checked and carry their headers."""
+    ids = add_records(make_client(make_settings(pg_url)), 40)
+    db = Database(pg_url)
+    try:
+        store_graded(db, Tier.pgvector, ids)
+        with db.transaction() as s:
+            s.execute(text("UPDATE records SET status = 'retracted' WHERE id = :a"), {"a": ids[1]})
+        records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+        carry = CarriedHeaders(mentioning=[])
+        with db.transaction() as s:
+            found = vector_repo.nearest(
+                s, Tier.pgvector, lambda: graded(0), records, 10, ids[2:8], small_scope=True,
+                ef_search=100, selective=False, carry=carry,
+            )  # fmt: skip
+        assert sorted(found, key=lambda r: -found[r]) == [ids[0], *ids[2:11]]
+        # of the best ten that passed, only those BM25 had not found were read
+        assert set(carry.rows) == {ids[0], *ids[8:11]}
+    finally:
+        db.dispose()
