@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CTE, Select, Subquery, Text, and_, case, cast, func, select
+from sqlalchemy import CTE, Select, Subquery, Text, and_, bindparam, case, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import LIVE_STATUSES
@@ -37,20 +37,36 @@ def matching_select(dialect: str, in_scopes: bool, scoped_reader: bool) -> Selec
     stmt = (
         select(EntityTermRow.record_id, EntityTermRow.term, live)
         .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
-        .where(among_param(EntityTermRow.term, "terms", dialect))
+        .where(_among_listed(EntityTermRow.term, "terms", dialect))
     )
     if in_scopes:
-        stmt = stmt.where(among_param(EntityTermRow.scope, "scopes", dialect))
+        stmt = stmt.where(_among_listed(EntityTermRow.scope, "scopes", dialect))
     return stmt
 
 
+def _among_listed(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
+    """`column` among the values of the list parameter `name`. On SQLite the list is one
+    JSON text (`matching_params`), read by json_each, rather than an expanding list: the
+    statement's text is then the same however many words a query has, and SQLite
+    prepares it once (the sqlite3 module keeps prepared statements by their text). With
+    one text per number of words, a query retrieve's BM25 statement, which holds the
+    look-up, was prepared anew on most requests."""
+    if dialect != "sqlite":
+        return among_param(column, name, dialect)
+    listed = func.json_each(bindparam(name)).table_valued("value")
+    among: ColumnElement[bool] = column.in_(select(listed.c.value))
+    return among
+
+
 def matching_params(
-    terms: Sequence[str], scopes: Sequence[str] | None, vis: Visibility
+    terms: Sequence[str], scopes: Sequence[str] | None, vis: Visibility, dialect: str
 ) -> dict[str, Any]:
     """The values of the look-up's parameters (`matching_select`)."""
+    looked_up = sorted(set(terms))
+    within = [*(scopes or ()), ""]
     return {
-        "terms": sorted(set(terms)),
-        "scopes": [*(scopes or ()), ""],
+        "terms": json.dumps(looked_up) if dialect == "sqlite" else looked_up,
+        "scopes": json.dumps(within) if dialect == "sqlite" else within,
         "statuses": list(LIVE_STATUSES),
         **visibility_params(vis),
     }

@@ -99,8 +99,9 @@ def matching_terms(
     """The entity records named by any of `terms` (normalized) in `scopes` (None: any)."""
     if not terms:
         return []
-    stmt = _matching_statement(dialect_of(session), scopes is not None, vis.scopes is not None)
-    params = matching_params(terms, scopes, vis)
+    dialect = dialect_of(session)
+    stmt = _matching_statement(dialect, scopes is not None, vis.scopes is not None)
+    params = matching_params(terms, scopes, vis, dialect)
     return [NameMatch(rid, term, bool(ok)) for rid, term, ok in column_rows(session, stmt, params)]
 
 

@@ -160,7 +160,7 @@ def every_admitted(
     stmt = _admitted_statement(shape, NameShape.of(names), extra, versions)
     params = {**filter_params(records), "limit": limit + 1}
     if names is not None:
-        params |= name_params(names)
+        params |= name_params(names, shape.dialect)
     rows = column_rows(session, stmt, params).all()
     if len(rows) > limit:
         return None
@@ -184,9 +184,9 @@ class NameShape(NamedTuple):
         return NameShape(names.scopes is not None, names.vis.scopes is not None) if names else None
 
 
-def name_params(names: NameLookUp) -> dict[str, Any]:
+def name_params(names: NameLookUp, dialect: str) -> dict[str, Any]:
     """The parameters of a statement with the look-up `names` inside (`InlineNames`)."""
-    return name_clauses.matching_params(names.terms, names.scopes, names.vis)
+    return name_clauses.matching_params(names.terms, names.scopes, names.vis, dialect)
 
 
 class InlineNames(NamedTuple):

@@ -138,7 +138,7 @@ def lexemes(session: Session, query: str, naming: Naming, terms: list[str]) -> L
     if naming.look_up is None:
         params["unscored"] = " ".join(naming.unscored)
     else:
-        params |= name_params(naming.look_up) | silent_params(terms, naming.look_up)
+        params |= name_params(naming.look_up, "postgresql") | silent_params(terms, naming.look_up)
     stmt = _lexemes_statement(NameShape.of(naming.look_up))
     rows = column_rows(session, stmt, params).all()
     found = sorted({lx for lx, silent, _ in rows if lx is not None and not silent})

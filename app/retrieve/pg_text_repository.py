@@ -124,7 +124,7 @@ def bm25(
 def _naming_params(naming: Naming, terms: list[str]) -> dict[str, Any]:
     if naming.look_up is None:
         return {"unscored": " ".join(naming.unscored)} | mentioning_params(naming.mentioning)
-    return name_params(naming.look_up) | terms_of.silent_params(terms, naming.look_up)
+    return name_params(naming.look_up, "postgresql") | terms_of.silent_params(terms, naming.look_up)
 
 
 def _found_names(naming: Naming, matches: str | None) -> list[NameMatch] | None:

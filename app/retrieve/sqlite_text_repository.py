@@ -70,7 +70,7 @@ def bm25(
     names = NameShape.of(naming.look_up)
     params = {**filter_params(records), "match": matching, "limit": limit}
     if naming.look_up is not None:
-        params |= name_params(naming.look_up) | _rescoring_params(terms, naming.look_up)
+        params |= name_params(naming.look_up, "sqlite") | _rescoring_params(terms, naming.look_up)
     else:
         params |= mentioning_params(naming.mentioning)
         scored = _scored_matching(terms, naming.unscored, records)
