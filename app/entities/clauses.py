@@ -80,16 +80,13 @@ def matches_of_json(text: str | None) -> list[NameMatch]:
 
 def matches_summary(named: CTE, dialect: str) -> Subquery:
     """One row about the look-up `named` (a CTE of `matching_select`), for a statement
-    that reads it beside its own rows: `readable`, whether it found a live entity the
-    caller may read, and `matches`, its rows as one JSON text (NULL when none). Joined
-    once, not a subquery per row: SQLite evaluated those again for each row."""
+    that reads it beside its own rows: `matches`, its rows as one JSON text (NULL when
+    none). Joined once, not a subquery per row: SQLite evaluated those again for each
+    row."""
     row = (named.c.record_id, named.c.term, named.c.live)
     if dialect == "sqlite":
         agg: ColumnElement[Any] = func.json_group_array(func.json_array(*row))
     else:
         agg = func.json_agg(func.json_build_array(*row))
     found = func.count() > 0
-    return select(
-        (func.count().filter(named.c.live) > 0).label("readable"),
-        cast(case((found, agg)), Text).label("matches"),
-    ).subquery("found")
+    return select(cast(case((found, agg)), Text).label("matches")).subquery("found")

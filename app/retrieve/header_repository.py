@@ -10,7 +10,19 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import CTE, Select, Subquery, and_, bindparam, case, join, literal, select, true
+from sqlalchemy import (
+    CTE,
+    Select,
+    Subquery,
+    and_,
+    bindparam,
+    case,
+    exists,
+    join,
+    literal,
+    select,
+    true,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -192,10 +204,10 @@ def name_params(names: NameLookUp, dialect: str) -> dict[str, Any]:
 class InlineNames(NamedTuple):
     """An entity-name look-up inside a statement that reads records (saving a retrieve
     its own round trip): `named`, the look-up (a CTE run once); `found`, its one-row
-    summary (readable: it found a live entity the caller may read; matches: its rows as
-    JSON, NULL when none), to be joined beside the statement's rows; `mentions`, whether
-    the enclosing query's record mentions a readable match (its edges are walked only
-    when there is one: most queries name none)."""
+    summary (matches: its rows as JSON, NULL when none), to be joined beside the
+    statement's rows; `mentions`, whether the enclosing query's record mentions a match
+    the caller may read (its edges are walked only when there is one: most queries name
+    none)."""
 
     named: CTE
     found: Subquery
@@ -206,7 +218,8 @@ def inline_names(dialect: str, names: NameShape) -> InlineNames:
     named = name_clauses.matching_select(dialect, *names).cte("named").prefix_with("MATERIALIZED")
     found = name_clauses.matches_summary(named, dialect)
     readable = select(named.c.record_id).where(named.c.live)
-    mentions = and_(found.c.readable, mentions_any(RecordRow.id, readable, dialect))
+    # uncorrelated: evaluated once a statement, and most often false
+    mentions = and_(exists(readable), mentions_any(RecordRow.id, readable, dialect))
     return InlineNames(named, found, mentions)
 
 

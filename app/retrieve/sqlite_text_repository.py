@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
+    CompoundSelect,
     Integer,
     Select,
     Text,
@@ -21,7 +22,7 @@ from sqlalchemy import (
     literal_column,
     select,
     table,
-    true,
+    union_all,
 )
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -112,16 +113,17 @@ def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
     headers: dict[str, RecordHeader] = {}
     rescored: dict[int, float] = {}
     bounded, signature, matches = False, None, None
-    for rowid, score, oldest, names, without, *header in rows:
-        matches = names  # the same on every row
+    for kind, rowid, score, oldest, names, *header in rows:
+        if kind == _RESCORED:
+            rescored[rowid] = -float(score)
+            continue
+        if kind == _NAMES:
+            matches = names
+            continue
         if reads.signature:
             *header, removals, max_rowid = header
             signature = (int(removals), int(max_rowid))
-        if rowid is None:  # the name look-up's row alone: nothing matched
-            continue
         found[rowid] = (header[0], -float(score))
-        if without is not None:
-            rescored[rowid] = -float(without)
         if reads.headers:
             headers[header[0]] = header_from(now, header)
         bounded = bool(oldest)
@@ -157,17 +159,19 @@ class Reads(NamedTuple):
 @cache
 def _bm25_statement(
     shape: FilterShape, store_wide: bool, mentions: NameShape | bool, reads: Reads, rescore: bool
-) -> Select[Any]:
+) -> Select[Any] | CompoundSelect[Any]:
     """The best matches of the `match` parameter by BM25 under the filters, with their
     headers (`candidate_columns`), built once per shape; `store_wide` (no scope: every scope
     of the store) among the newest MAX_MATCHES matches of `newest_match` only on a large
     store (`_newest_matches_start`). The headers are read for the best `limit` only:
     FTS5 ranks every match, and reading a header's columns for each cost more.
-    `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`,
-    its summary joined beside the matches: a row of its own when nothing matches), else
-    whether the mentions of `mentioning_params` are read; the matches are scored again
-    without the unscored terms (`_rescored`) with the look-up, or (`rescore`) by the
-    `rescore_match` parameter."""
+    `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`),
+    else whether the mentions of `mentioning_params` are read; the matches are scored
+    again without the unscored terms (`_rescored`) with the look-up, or (`rescore`) by
+    the `rescore_match` parameter. Those scores and the look-up's matches come back as
+    rows of their own (UNION ALL; the row's kind first): joined beside the matches, they
+    made SQLite materialize the matches with their headers in a temporary table first
+    (~1.3 M instructions a statement)."""
     texts: Any = _fts
     start: ColumnElement[int] = literal(0)
     if store_wide:
@@ -185,23 +189,29 @@ def _bm25_statement(
         .prefix_with("MATERIALIZED")
     )
     signature = vector_cache.SIGNATURE if reads.signature else ()
-    matched = best.join(RecordRow, best.c.rowid == _RECORD_ROWID)
     inline = None if isinstance(mentions, bool) else inline_names(shape.dialect, mentions)
-    without: ColumnElement[Any] = literal_column("NULL")
+    mentioned = mentions is True if inline is None else inline.mentions
+    columns = [*candidate_columns(shape.dialect, mentioned, reads.headers), *signature]
+    head = (literal(_MATCHED).label("kind"), best.c.rowid, best.c.rank, best.c.start)
+    matched = best.join(RecordRow, best.c.rowid == _RECORD_ROWID)
+    parts = [select(*head, *_nulls(1), *columns).select_from(matched)]
     if inline is not None or rescore:
         rescored = _rescored(best, inline.named if inline is not None else None)
-        matched = matched.outerjoin(rescored, rescored.c.rowid == best.c.rowid)
-        without = rescored.c.rank
-    if inline is None:
-        columns = candidate_columns(shape.dialect, mentions is True, reads.headers)
-        found: Any = matched
-        matches: ColumnElement[Any] = literal_column("NULL")
-    else:
-        columns = candidate_columns(shape.dialect, inline.mentions, reads.headers)
-        found = inline.found.outerjoin(matched, true())
-        matches = inline.found.c.matches
-    head = (best.c.rowid, best.c.rank, best.c.start, matches, without)
-    return select(*head, *columns, *signature).select_from(found)
+        kind = literal(_RESCORED).label("kind")
+        parts.append(select(kind, rescored.c.rowid, rescored.c.rank, *_nulls(2 + len(columns))))
+    if inline is not None:
+        kind = literal(_NAMES).label("kind")
+        parts.append(select(kind, *_nulls(3), inline.found.c.matches, *_nulls(len(columns))))
+    return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+def _nulls(n: int) -> list[ColumnElement[Any]]:
+    return [literal_column("NULL")] * n
+
+
+# What a row of `_bm25_statement` is (its first column): a match with its header, a
+# match's score without the unscored terms (`_rescored`), the name look-up's matches.
+_MATCHED, _RESCORED, _NAMES = 0, 1, 2
 
 
 def _rescored(best: CTE, named: CTE | None) -> CTE:
