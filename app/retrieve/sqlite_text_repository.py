@@ -14,9 +14,11 @@ from sqlalchemy import (
     Integer,
     Select,
     Text,
+    and_,
     bindparam,
     case,
     column,
+    exists,
     func,
     literal,
     literal_column,
@@ -220,9 +222,13 @@ def _rescored(best: CTE, named: CTE | None) -> CTE:
     leaves unscored (`_scored_after`), when the matches were not bounded to the newest
     (as `_without` decides). Otherwise FTS5 is asked for a token no row holds (a scope
     key never starts with 'y'): one look-up in its index."""
-    scored = bindparam("rescore_match") if named is None else _scored_after(named)
-    unbounded = select(func.max(best.c.start)).scalar_subquery() == 0
-    match = case((unbounded, scored), else_=literal('scope_key : "y"'))
+    wanted: ColumnElement[bool] = select(func.max(best.c.start)).scalar_subquery() == 0
+    scored: ColumnElement[Any] = bindparam("rescore_match")
+    if named is not None:
+        # most queries name no entity the caller may read: nothing to leave out then
+        wanted = and_(exists(select(named.c.term).where(named.c.live)), wanted)
+        scored = _scored_after(named)
+    match = case((wanted, scored), else_=literal('scope_key : "y"'))
     lowest = select(func.min(best.c.rowid)).scalar_subquery()
     highest = select(func.max(best.c.rowid)).scalar_subquery()
     return (
