@@ -98,6 +98,7 @@ def bm25(
 
 class _Read(NamedTuple):
     found: dict[int, tuple[str, float]]  # rowid → (record id, score)
+    full: dict[str, float]  # record id → score
     headers: dict[str, RecordHeader]
     signature: tuple[int, int] | None
     bounded: bool  # only the newest MAX_MATCHES matches were ranked
@@ -105,22 +106,19 @@ class _Read(NamedTuple):
     # rowid → score without the unscored terms, when the statement rescored (`_rescored`)
     rescored: dict[int, float] | None
 
-    @property
-    def full(self) -> dict[str, float]:
-        return dict(self.found.values())
-
 
 def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
+    """The rows of `_bm25_statement`, told apart as its comment on the layout says."""
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
     rescored: dict[int, float] = {}
     bounded, signature, matches = False, None, None
-    for kind, rowid, score, oldest, names, *header in rows:
-        if kind == _RESCORED:
-            rescored[rowid] = -float(score)
-            continue
-        if kind == _NAMES:
-            matches = names
+    for rowid, score, start, *header in rows:
+        if start is None:
+            if rowid is not None:
+                rescored[rowid] = -float(score)
+            else:
+                matches = score
             continue
         if reads.signature:
             *header, removals, max_rowid = header
@@ -128,8 +126,10 @@ def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
         found[rowid] = (header[0], -float(score))
         if reads.headers:
             headers[header[0]] = header_from(now, header)
-        bounded = bool(oldest)
-    return _Read(found, headers, signature, bounded, matches, rescored if rescored_inside else None)
+        bounded = bool(start)
+    full = dict(found.values())
+    kept = rescored if rescored_inside else None
+    return _Read(found, full, headers, signature, bounded, matches, kept)
 
 
 def _without(
@@ -171,9 +171,7 @@ def _bm25_statement(
     else whether the mentions of `mentioning_params` are read; the matches are scored
     again without the unscored terms (`_rescored`) with the look-up, or (`rescore`) by
     the `rescore_match` parameter. Those scores and the look-up's matches come back as
-    rows of their own (UNION ALL; the row's kind first): joined beside the matches, they
-    made SQLite materialize the matches with their headers in a temporary table first
-    (~1.3 M instructions a statement)."""
+    rows of their own (UNION ALL)."""
     texts: Any = _fts
     start: ColumnElement[int] = literal(0)
     if store_wide:
@@ -194,26 +192,25 @@ def _bm25_statement(
     inline = None if isinstance(mentions, bool) else inline_names(shape.dialect, mentions)
     mentioned = mentions is True if inline is None else inline.mentions
     columns = [*candidate_columns(shape.dialect, mentioned, reads.headers), *signature]
-    head = (literal(_MATCHED).label("kind"), best.c.rowid, best.c.rank, best.c.start)
+    # The rows: each match (rowid, rank, start: never NULL, then its header); with the
+    # rescoring, each match's score without the unscored terms (rowid, rank, NULL…); with
+    # the look-up, its matches (NULL, the matches' JSON, NULL…). Joined beside the matches
+    # instead, these made SQLite write the matches with their headers to a temporary table
+    # first (~1.3 M instructions a statement).
     matched = best.join(RecordRow, best.c.rowid == _RECORD_ROWID)
-    parts = [select(*head, *_nulls(1), *columns).select_from(matched)]
+    head = (best.c.rowid, best.c.rank, best.c.start)
+    parts = [select(*head, *columns).select_from(matched)]
     if inline is not None or rescore:
         rescored = _rescored(best, inline.named if inline is not None else None)
-        kind = literal(_RESCORED).label("kind")
-        parts.append(select(kind, rescored.c.rowid, rescored.c.rank, *_nulls(2 + len(columns))))
+        parts.append(select(rescored.c.rowid, rescored.c.rank, *_nulls(1 + len(columns))))
     if inline is not None:
-        kind = literal(_NAMES).label("kind")
-        parts.append(select(kind, *_nulls(3), inline.found.c.matches, *_nulls(len(columns))))
+        matches = inline.found.c.matches
+        parts.append(select(*_nulls(1), matches, *_nulls(1 + len(columns))))
     return parts[0] if len(parts) == 1 else union_all(*parts)
 
 
 def _nulls(n: int) -> list[ColumnElement[Any]]:
     return [literal_column("NULL")] * n
-
-
-# What a row of `_bm25_statement` is (its first column): a match with its header, a
-# match's score without the unscored terms (`_rescored`), the name look-up's matches.
-_MATCHED, _RESCORED, _NAMES = 0, 1, 2
 
 
 def _rescored(best: CTE, named: CTE | None) -> CTE:
