@@ -237,16 +237,17 @@ def _passing(shape: _Shape, window: CTE, with_also: bool) -> CTE:
         .subquery("admitted")
     )
     headers = list(admitted.c)[: len(shape.columns)]
-    found = admitted.c.id == window.c.record_id
-    stmt = select(window.c.record_id, window.c.distance, *headers)
-    if with_also:
+    checked = select(window.c.record_id, window.c.distance, *headers).join_from(
+        window, admitted, admitted.c.id == window.c.record_id
+    )
+    if not with_also:
+        ranked = checked.order_by(window.c.distance)
+    else:  # a UNION ALL: an outer join let the planner hash the whole table instead
         known = among_param(window.c.record_id, "also", "postgresql")
-        stmt = stmt.outerjoin_from(window, admitted, found)
-        stmt = stmt.where(or_(admitted.c.id.is_not(None), known))
-    else:
-        stmt = stmt.join_from(window, admitted, found)
-    ranked = stmt.order_by(window.c.distance).limit(bindparam("limit"))
-    return ranked.cte("passing").prefix_with("MATERIALIZED")
+        held = select(window.c.record_id, window.c.distance, *shape.padding()).where(known)
+        both = union_all(checked, held).subquery("checked")
+        ranked = select(*both.c).order_by(both.c.distance)
+    return ranked.limit(bindparam("limit")).cte("passing").prefix_with("MATERIALIZED")
 
 
 def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, float]:
