@@ -542,6 +542,23 @@ def twenty_third_session() -> list[Figure]:
     ]
 
 
+def twenty_sixth_session() -> list[Figure]:
+    """The name look-up inside the lexical search (d269dd7 → the end, per store):
+    instructions a query retrieve, start → end."""
+    figures = []
+    for store, end in (("sqlite", "c8944c8"), ("postgres", "d89ee05")):
+        before, after = (
+            load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
+            for c in ("d269dd7", end)
+        )
+        for col, op in enumerate(("retrieve_query_one_scope", "retrieve_query_all_scopes")):
+            cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
+            row = "query retrieve, one scope" if col == 0 else "query retrieve, all scopes"
+            src = f"instructions-{store}-2000-{{d269dd7,{end}}}.json: {op}"
+            figures.append(Figure(src, cell, row, 1 if store == "sqlite" else 2))
+    return figures
+
+
 def million_scope_runs() -> list[Figure]:
     """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
     figures = []
@@ -568,6 +585,7 @@ FIGURES = (
     + twentieth_session()
     + twenty_first_session()
     + twenty_second_session()
+    + twenty_sixth_session()
     + twenty_third_session()
 )
 
