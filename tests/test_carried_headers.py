@@ -53,34 +53,30 @@ def test_vector_candidates_carry_the_headers_a_look_up_gives(
         db.dispose()
 
 
+@pytest.mark.parametrize("store", ["sqlite"])  # the process's vector matrix: SQLite's search
 def test_candidates_whose_headers_the_request_holds_pass_without_a_look_up(
-    db_url: str, store: str, make_client: Callable[..., TestClient]
+    db_url: str, make_client: Callable[..., TestClient]
 ) -> None:
     """An all-scope retrieve holds its lexical candidates' headers (BM25 read them under
     the same filters): the vector search's filter check counts those as passing and
-    reads only the others' headers. SQLite's search (the process's vector matrix) is
-    told them (`CarriedHeaders.known`), PostgreSQL's exact search of a small store takes
-    them as the `also` ids it scores besides."""
-    tier = Tier.sqlite if store == "sqlite" else Tier.pgvector
+    reads only the others' headers."""
     ids = add_records(make_client(make_settings(db_url)), 40)
     db = Database(db_url)
     try:
-        store_graded(db, tier, ids)
+        store_graded(db, Tier.sqlite, ids)
         with db.transaction() as s:
             s.execute(text("UPDATE records SET status = 'retracted' WHERE id = :a"), {"a": ids[1]})
         records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
-        held = ids[2:8]  # pass the filters: held already
-        carry = CarriedHeaders(mentioning=[], known=frozenset(held))
+        known = frozenset(ids[2:8])  # pass the filters: held already
+        carry = CarriedHeaders(mentioning=[], known=known)
         with db.transaction() as s:
             found = vector_repo.nearest(
-                s, tier, lambda: graded(0), records, 10, held if store == "postgres" else (),
-                small_scope=True, ef_search=100, selective=False, carry=carry,
+                s, Tier.sqlite, lambda: graded(0), records, 10, ef_search=100,
+                selective=False, carry=carry,
             )  # fmt: skip
         assert sorted(found, key=lambda r: -found[r]) == [ids[0], *ids[2:11]]
-        # The nearest 15 were checked (the first window): the held ones were not read, the
-        # retracted one was and did not pass. SQLite keeps the headers of all it read,
-        # PostgreSQL those of the best ten that passed.
-        read = ids[8:15] if store == "sqlite" else ids[8:11]
-        assert set(carry.rows) == {ids[0], *read}
+        # the nearest 15 were checked (the first window): the known ones were not read, the
+        # retracted one was and did not pass
+        assert set(carry.rows) == {ids[0], *ids[8:15]}
     finally:
         db.dispose()

@@ -27,7 +27,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
-from sqlalchemy.sql.selectable import CTE
 
 from app.db import binary_rows, column_rows, prepared
 from app.models import RecordRow, pg_embeddings
@@ -206,7 +205,24 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
         .cte("window")
         .prefix_with("MATERIALIZED")
     )
-    passing = _passing(shape, window, with_also)
+    # ANY(ARRAY(...)): the window's records by their primary key (a join let the planner
+    # hash the whole filtered table instead), with the headers asked for read there.
+    admitted = (
+        select(RecordRow.id, *shape.columns[1:])  # header_columns start with the id
+        .where(
+            RecordRow.id == func.any(func.array(select(window.c.record_id).scalar_subquery())),
+            *bound_clauses(shape.filters),
+        )
+        .subquery("admitted")
+    )
+    passing = (
+        select(window.c.record_id, window.c.distance, *list(admitted.c)[: len(shape.columns)])
+        .join_from(window, admitted, admitted.c.id == window.c.record_id)
+        .order_by(window.c.distance)
+        .limit(bindparam("limit"))
+        .cte("passing")
+        .prefix_with("MATERIALIZED")
+    )
     best = select(*passing.c)
     too_few = select(func.count()).select_from(passing).scalar_subquery() < bindparam("limit")
     # The one-time filter stays outside the ranked subquery (its LIMIT keeps PostgreSQL
@@ -216,38 +232,6 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
     rest = select(*_candidates(shape).order_by(_DISTANCE + 0.0).subquery().c).where(too_few)
     stmt = union_all(best, rest, *([_of_ids(shape)] if with_also else []))
     return stmt if shape.filters.scopes else prepared(stmt)
-
-
-def _passing(shape: _Shape, window: CTE, with_also: bool) -> CTE:
-    """The best `limit` of the `window` (record_id, distance) that pass the filters, with
-    the headers asked for. Checked through ANY(ARRAY(...)), the window's records by their
-    primary key (a join let the planner hash the whole filtered table instead), the
-    headers read there. The `also` ids (the lexical candidates) passed the same filters in
-    BM25, which read their headers: they pass unread, their header columns NULL (about
-    half of the window; `header_repository.CarriedHeaders`)."""
-    unknown = select(window.c.record_id)
-    if with_also:
-        unknown = unknown.where(~among_param(window.c.record_id, "also", "postgresql"))
-    admitted = (
-        select(RecordRow.id, *shape.columns[1:])  # header_columns start with the id
-        .where(
-            RecordRow.id == func.any(func.array(unknown.scalar_subquery())),
-            *bound_clauses(shape.filters),
-        )
-        .subquery("admitted")
-    )
-    headers = list(admitted.c)[: len(shape.columns)]
-    checked = select(window.c.record_id, window.c.distance, *headers).join_from(
-        window, admitted, admitted.c.id == window.c.record_id
-    )
-    if not with_also:
-        ranked = checked.order_by(window.c.distance)
-    else:  # a UNION ALL: an outer join let the planner hash the whole table instead
-        known = among_param(window.c.record_id, "also", "postgresql")
-        held = select(window.c.record_id, window.c.distance, *shape.padding()).where(known)
-        both = union_all(checked, held).subquery("checked")
-        ranked = select(*both.c).order_by(both.c.distance)
-    return ranked.limit(bindparam("limit")).cte("passing").prefix_with("MATERIALIZED")
 
 
 def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, float]:
