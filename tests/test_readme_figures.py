@@ -546,7 +546,7 @@ def twenty_sixth_session() -> list[Figure]:
     """The name look-up inside the lexical search (d269dd7 → the end, per store):
     instructions a query retrieve, start → end."""
     figures = []
-    for store, end in (("sqlite", "c8944c8"), ("postgres", "d89ee05")):
+    for store, end in (("sqlite", "c8944c8"), ("postgres", "2f53fb3")):
         before, after = (
             load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
             for c in ("d269dd7", end)
