@@ -5,7 +5,7 @@ records (`retrieve.header_repository.every_admitted`), saving that retrieve a ro
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,12 @@ class NameMatch:
     record_id: str
     term: str
     readable: bool  # live, and readable in full by the caller
+
+
+def readable_ids(matches: Iterable[NameMatch]) -> list[str]:
+    """The entities among `matches` the caller may read in full (they lend a lift, and
+    the records that mention them are flagged: headers' mentions_named), sorted."""
+    return sorted({m.record_id for m in matches if m.readable})
 
 
 def matching_select(dialect: str, in_scopes: bool, scoped_reader: bool) -> Select[str, str, bool]:

@@ -16,7 +16,7 @@ from app.db import Tier
 from app.embedding.providers import Embedder, EmbeddingError
 from app.embedding.query_cache import query_vector_soon
 from app.entities import service as entity_names
-from app.entities.clauses import NameMatch
+from app.entities.clauses import NameMatch, readable_ids
 from app.enums import MemoryType
 from app.records.filters import RecordQuery
 from app.retrieve import header_repository as header_repo
@@ -55,9 +55,8 @@ def _naming(terms: list[str], matches: list[NameMatch]) -> Naming:
     scored through the entity links, not as words (terms.unscored_names), and the records
     that mention the live entities the caller may read are flagged (headers'
     mentions_named)."""
-    readable = [m for m in matches if m.readable]
-    silent = unscored_names(terms, {m.term for m in readable})
-    return Naming(silent, sorted({m.record_id for m in readable}))
+    silent = unscored_names(terms, {m.term for m in matches if m.readable})
+    return Naming(silent, readable_ids(matches))
 
 
 class CandidateSearch:
@@ -110,8 +109,7 @@ class CandidateSearch:
         if matches is None:  # the lexical search ran no statement to look them up in
             matches = self._names_alone(look_up, trust)
         named = sorted({m.record_id for m in matches})
-        # Only live entities the caller may read in full lend a lift (headers' mentions_named).
-        linked = sorted({m.record_id for m in matches if m.readable})
+        linked = readable_ids(matches)
         entities = named if not req.types or MemoryType.entity in req.types else []
         carry = (
             CarriedHeaders(linked, known=frozenset(lexical.headers)) if admitted is None else None

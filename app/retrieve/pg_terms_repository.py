@@ -48,7 +48,7 @@ from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.retrieve.header_repository import NameLookUp, NameShape, inline_names, name_params
 from app.retrieve.lexical_scores import Naming
-from app.retrieve.terms import MIN_SCORED_TERMS, name_words
+from app.retrieve.terms import most_unscored, name_words
 
 MIN_IDF = 1e-6  # as FTS5: a term in more than half the records still counts a little
 LARGE_STORE = 50_000
@@ -171,8 +171,8 @@ def _lexeme_sources(unscored: ColumnElement[str]) -> list[Select[Any]]:
 def silent_text(named: CTE) -> ColumnElement[str]:
     """The unscored terms as `terms.unscored_names` chooses them, from the name look-up
     `named` of the same statement: the words of the names it found readable, among the
-    (name, term) pairs of `silent_params`, none unless at least MIN_SCORED_TERMS terms
-    are left to score."""
+    (name, term) pairs of `silent_params`, none unless no more than `most_silent` of them
+    (`terms.most_unscored`)."""
     pairs = (
         func.unnest(
             bindparam("silent_names", type_=ARRAY(Text)),
@@ -194,7 +194,7 @@ def silent_params(terms: list[str], look_up: NameLookUp) -> dict[str, Any]:
     return {
         "silent_names": [name for name, _ in pairs],
         "silent_words": [word for _, word in pairs],
-        "most_silent": len(terms) - MIN_SCORED_TERMS,
+        "most_silent": most_unscored(terms),
     }
 
 

@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import column_rows, prepared
-from app.entities.clauses import NameMatch, matches_of_json
+from app.entities.clauses import NameMatch, matches_of_json, readable_ids
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
@@ -92,33 +92,37 @@ def bm25(
     query = " ".join(terms)
     shape = filter_shape(records, "postgresql")
     params = {**filter_params(records), "limit": limit, "max_matches": MAX_MATCHES}
-    names, matches = NameShape.of(naming.look_up), None
-    if terms_of.store_is_small(session):  # every lexeme counted by the scoring statement
+    counted = terms_of.store_is_small(session)  # every lexeme counted by the scoring statement
+    if counted:
         newest = Newest.never if records.filter.scopes else Newest.when_many
         params["query"] = query
         params |= _naming_params(naming, terms)
-        mentions: NameShape | bool = names or bool(naming.mentioning)
+        inline = NameShape.of(naming.look_up)
+        mentions: NameShape | bool = inline or bool(naming.mentioning)
         stmt = _bm25_statement(shape, small_scope, newest, mentions, with_headers, True)
     else:
         given = _given_terms(session, query, naming, terms, records, small_scope)
-        matches = given.matches
+        names = _found_names(naming, given.matches)
         if given.newest is None:
-            return LexicalScores({}, {}, names=_found_names(naming, matches))
-        linked = _linked(given.matches, naming)
+            return LexicalScores({}, {}, names=names)
+        linked = readable_ids(names) if names is not None else list(naming.mentioning)
         params |= mentioning_params(linked) | given.values
         stmt = _bm25_statement(shape, small_scope, given.newest, bool(linked), with_headers, False)
     full: dict[str, float] = {}
     without: dict[str, float] = {}
     headers: dict[str, RecordHeader] = {}
+    matches = None
     for score, unscored_score, found, *header in column_rows(session, stmt, params):
-        matches = found or matches  # the look-up's, on every row (NULL: none, or not here)
+        matches = found  # the look-up's, on every row (NULL: none, or not in this statement)
         if score is None:  # the name look-up's row alone: nothing matched
             continue
         rid = header[0]
         full[rid], without[rid] = float(score), float(unscored_score)
         if with_headers:
             headers[rid] = header_from(records.now, header)
-    return LexicalScores(full, without, headers, names=_found_names(naming, matches))
+    if counted:
+        names = _found_names(naming, matches)
+    return LexicalScores(full, without, headers, names=names)
 
 
 def _naming_params(naming: Naming, terms: list[str]) -> dict[str, Any]:
@@ -129,13 +133,6 @@ def _naming_params(naming: Naming, terms: list[str]) -> dict[str, Any]:
 
 def _found_names(naming: Naming, matches: str | None) -> list[NameMatch] | None:
     return matches_of_json(matches) if naming.look_up is not None else None
-
-
-def _linked(matches: str | None, naming: Naming) -> list[str]:
-    """The entities whose mentions flag a candidate: the readable ones the look-up found."""
-    if naming.look_up is None:
-        return list(naming.mentioning)
-    return sorted({m.record_id for m in matches_of_json(matches) if m.readable})
 
 
 class _Given(NamedTuple):

@@ -48,7 +48,7 @@ from app.retrieve.header_repository import (
     name_params,
 )
 from app.retrieve.lexical_scores import LexicalScores, Naming
-from app.retrieve.terms import MIN_SCORED_TERMS, name_words, unscored_names
+from app.retrieve.terms import most_unscored, name_words, unscored_names
 
 _fts = table("records_fts", column("rowid", Integer), column("search_text", Text))
 
@@ -85,9 +85,7 @@ def bm25(
         params["newest_match"] = _text_match(terms)
         params["newest_offset"] = pg_text.MAX_MATCHES - 1
         params["large_store"] = pg_terms_repository.LARGE_STORE
-    rows = column_rows(session, stmt, params)
-    rescored = naming.look_up is not None or "rescore_match" in params
-    read = _read(rows, records.now, reads, rescored)
+    read = _read(column_rows(session, stmt, params), records.now, reads)
     unscored, found_names = naming.unscored, None
     if naming.look_up is not None:
         found_names = matches_of_json(read.matches)
@@ -104,10 +102,10 @@ class _Read(NamedTuple):
     bounded: bool  # only the newest MAX_MATCHES matches were ranked
     matches: str | None  # the name look-up's matches as JSON (`matches_of_json`)
     # rowid → score without the unscored terms, when the statement rescored (`_rescored`)
-    rescored: dict[int, float] | None
+    rescored: dict[int, float]
 
 
-def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
+def _read(rows: Any, now: float, reads: Reads) -> _Read:
     """The rows of `_bm25_statement`, told apart as its comment on the layout says."""
     found: dict[int, tuple[str, float]] = {}
     headers: dict[str, RecordHeader] = {}
@@ -127,9 +125,7 @@ def _read(rows: Any, now: float, reads: Reads, rescored_inside: bool) -> _Read:
         if reads.headers:
             headers[header[0]] = header_from(now, header)
         bounded = bool(start)
-    full = dict(found.values())
-    kept = rescored if rescored_inside else None
-    return _Read(found, full, headers, signature, bounded, matches, kept)
+    return _Read(found, dict(found.values()), headers, signature, bounded, matches, rescored)
 
 
 def _without(
@@ -138,8 +134,9 @@ def _without(
     """The found records' scores without the `unscored` terms. FTS5's bm25() sums one
     part per query term over the same statistics: under the scored terms alone they are
     the full scores less the unscored terms' parts (0 for a record that holds none of
-    them), which the statement scored again (`_rescored`)."""
-    if read.rescored is None or read.bounded or not _scored_matching(terms, unscored, records):
+    them), which the statement scored again (`_rescored`) whenever there are terms to
+    leave out: with the look-up inside, or given a `rescore_match`."""
+    if read.bounded or not _scored_matching(terms, unscored, records):
         # Bounded: the query's words match more than MAX_MATCHES records across every
         # scope of a large store; a second pass there cost 20-40 ms at 200,000 records
         # (each match in range scored, or each found rowid probed at ~200 µs), so the
@@ -213,19 +210,23 @@ def _nulls(n: int) -> list[ColumnElement[Any]]:
     return [literal_column("NULL")] * n
 
 
+# A MATCH no row satisfies, for a rescoring with nothing to leave out: a scope key never
+# starts with 'y' (`fts5_scope_key`), so FTS5 looks one token up in its index.
+_NO_ROW = 'scope_key : "y"'
+
+
 def _rescored(best: CTE, named: CTE | None) -> CTE:
     """(rowid, rank) of the `best` matches under the `rescore_match` parameter, or with
     the name look-up `named` under the query's terms (`scored_terms`) less those it
     leaves unscored (`_scored_after`), when the matches were not bounded to the newest
-    (as `_without` decides). Otherwise FTS5 is asked for a token no row holds (a scope
-    key never starts with 'y'): one look-up in its index."""
+    (as `_without` decides); otherwise `_NO_ROW`."""
     wanted: ColumnElement[bool] = select(func.max(best.c.start)).scalar_subquery() == 0
     scored: ColumnElement[Any] = bindparam("rescore_match")
     if named is not None:
         # most queries name no entity the caller may read: nothing to leave out then
         wanted = and_(exists(select(named.c.term).where(named.c.live)), wanted)
         scored = _scored_after(named)
-    match = case((wanted, scored), else_=literal('scope_key : "y"'))
+    match = case((wanted, scored), else_=literal(_NO_ROW))
     lowest = select(func.min(best.c.rowid)).scalar_subquery()
     highest = select(func.max(best.c.rowid)).scalar_subquery()
     return (
@@ -240,8 +241,8 @@ def _rescored(best: CTE, named: CTE | None) -> CTE:
 
 def _scored_after(named: CTE) -> ColumnElement[str]:
     """The MATCH of the query's terms (`scored_terms`) less the words of the names the
-    look-up `named` found readable, among the (name, term) pairs `silent_pairs`, when at
-    least MIN_SCORED_TERMS terms are left (`most_silent`), as `terms.unscored_names`
+    look-up `named` found readable, among the (name, term) pairs `silent_pairs`, when no
+    more than `most_silent` are (`terms.most_unscored`), as `terms.unscored_names`
     decides; a token no row holds when none is left out."""
     pairs = func.json_each(bindparam("silent_pairs")).table_valued("value").alias("pairs")
     readable = select(named.c.term).where(named.c.live)
@@ -263,7 +264,7 @@ def _scored_after(named: CTE) -> ColumnElement[str]:
     few = select(func.count()).select_from(silent).scalar_subquery()
     wanted = few.between(1, bindparam("most_silent"))
     scored = case((wanted, literal("search_text : (").op("||")(listed).op("||")(literal(")"))))
-    return func.coalesce(scored, literal('scope_key : "y"'))
+    return func.coalesce(scored, literal(_NO_ROW))
 
 
 def _scored_matching(terms: list[str], unscored: Sequence[str], records: RecordQuery) -> str | None:
@@ -280,7 +281,7 @@ def _rescoring_params(terms: list[str], look_up: NameLookUp) -> dict[str, Any]:
     return {
         "silent_pairs": json.dumps(name_words(terms, look_up.terms)),
         "scored_terms": json.dumps(terms),
-        "most_silent": len(terms) - MIN_SCORED_TERMS,
+        "most_silent": most_unscored(terms),
     }
 
 

@@ -56,7 +56,13 @@ def unscored_names(terms: list[str], names: Iterable[str]) -> list[str]:
     ones that hold the question's other words."""
     named = {word for name in names for word in words(name)}
     silent = [t for t in terms if t in named]
-    return silent if len(terms) - len(silent) >= MIN_SCORED_TERMS else []
+    return silent if len(silent) <= most_unscored(terms) else []
+
+
+def most_unscored(terms: list[str]) -> int:
+    """How many of the `terms` may go unscored: all but MIN_SCORED_TERMS (the rule of
+    `unscored_names`, which the statements that look the names up apply in SQL)."""
+    return len(terms) - MIN_SCORED_TERMS
 
 
 def name_words(terms: list[str], names: Iterable[str]) -> list[tuple[str, str]]:
