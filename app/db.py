@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import deadline, engine_cache, json_codec, pg_statement_cache, pool_health, write_behind
+from app.compiled_cache import find_compiled_by_identity
 from app.config import DatabaseSettings
 from app.errors import Overloaded
 from app.replicas import POSITION_SQL, ReadRouter
@@ -196,6 +197,7 @@ def make_engine(
         event.listen(engine, "do_execute", _marked_execution(cfg.pg_prepared_statements))
     else:
         engine = _sqlite_engine(url, cfg, pool)
+    find_compiled_by_identity(engine)  # before any engine derived from it shares its cache
     watchdog = deadline.install(engine, cfg)
     if engine.dialect.name == "postgresql":
         write_behind.install(engine, watchdog)  # after the deadline's events: see there
@@ -284,11 +286,10 @@ class Database:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=False)
         reader = self.engine.execution_options(**{READ_ONLY: True})
         self.read_sessions = sessionmaker(reader, expire_on_commit=False, autoflush=False)
-        # PostgreSQL: a request's reads run outside a transaction block. At READ COMMITTED
-        # each statement takes its own snapshot anyway, so the block bought a read nothing
-        # but BEGIN and COMMIT, two round trips and SQLAlchemy's work around them (~0.1 ms
-        # of a 1.5-ms GET). Reads outside requests (jobs, the worker) keep their
-        # transaction, in which the request timeouts are lifted (deadline.py, SET LOCAL).
+        # PostgreSQL: a request's reads run outside a transaction block: at READ COMMITTED each
+        # statement takes its own snapshot anyway, and the block cost BEGIN and COMMIT, two round
+        # trips and SQLAlchemy's work around them (~0.1 ms of a 1.5-ms GET). Reads outside
+        # requests (jobs, the worker) keep their transaction, which lifts the request timeouts.
         autocommit = reader.execution_options(isolation_level="AUTOCOMMIT")
         self._request_reads = (
             self.read_sessions
@@ -372,10 +373,9 @@ class Database:
             return False
 
     def refresh_planner_stats(self) -> None:
-        """SQLite has no autoanalyze: without statistics its planner scans instead of
-        using the (scope, created_at) and primary-key indexes (a retrieve at 200,000
-        records: 60 ms instead of 22). A bounded ANALYZE keeps this cheap at any size;
-        it runs at start-up and after each decay sweep. PostgreSQL analyzes on its own."""
+        """SQLite has no autoanalyze: without statistics its planner scans instead of using
+        the (scope, created_at) and primary-key indexes (a retrieve at 200,000 records: 60
+        ms, not 22). A bounded ANALYZE, at start-up and after each decay sweep, is cheap."""
         if not is_sqlite(self.engine):
             return
         with self.transaction() as session:
