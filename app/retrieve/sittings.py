@@ -13,7 +13,6 @@ captured within seconds."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -31,38 +30,53 @@ def best_nearby(
     """id → the largest `value` among the other points of its scope whose time lies within
     `window` of its own (0 when there are none: a record never lifts itself). Points are
     (id, scope, event time)."""
-    by_scope: dict[str | None, list[str]] = defaultdict(list)
-    times: dict[str | None, list[float]] = defaultdict(list)
-    for rid, scope, at in points:
-        by_scope[scope].append(rid)
-        times[scope].append(at)
-    out: dict[str, float] = {}
-    for scope, ids in by_scope.items():
-        best = _best_of_others(np.array(times[scope]), np.array([value[r] for r in ids]), window)
-        out.update(zip(ids, best.tolist(), strict=True))
-    return out
+    if not points:
+        return {}
+    number: dict[str | None, int] = {}
+    scopes = np.array([number.setdefault(scope, len(number)) for _, scope, _ in points])
+    times = np.array([at for _, _, at in points], dtype=np.float64)
+    values = np.array([value[rid] for rid, _, _ in points], dtype=np.float64)
+    best = _best_of_others(scopes, times, values, window)
+    return dict(zip([rid for rid, _, _ in points], best.tolist(), strict=True))
 
 
 def _best_of_others(
-    times: npt.NDArray[np.float64], values: npt.NDArray[np.float64], window: float
+    scopes: npt.NDArray[np.int_],
+    times: npt.NDArray[np.float64],
+    values: npt.NDArray[np.float64],
+    window: float,
 ) -> npt.NDArray[np.float64]:
-    """For each point, the largest value among the others within `window` of its time
-    (0 for none), in the points' order. Sorted by time, a point's sitting is the run
-    [first, last] of positions around its own, i; the best of the others is the larger of
-    the maxima over [first, i - 1] and [i + 1, last], each read from a sparse table (the
-    maxima of every run of 2^k values) in two look-ups: `best_nearby` takes ~0.2 ms for
-    a scope of 200 candidates, where the same in Python took ~0.9 ms."""
-    order = np.argsort(times, kind="stable")
+    """For each point, the largest value among the others of its scope within `window` of
+    its time (0 for none), in the points' order. Sorted by (scope, time), a point's
+    sitting is the run [first, last] of positions around its own, i; the best of the
+    others is the larger of the maxima over [first, i - 1] and [i + 1, last], each read
+    from a sparse table (the maxima of every run of 2^k values) in two look-ups.
+
+    Every scope at once: the positions are found on complex keys, scope number as the
+    real part and time as the imaginary one, which numpy orders and searches
+    lexicographically, so a run never leaves its scope and the times are compared as
+    they are (no offset added to them). An all-scope retrieve's 400 candidates in ten
+    scopes took ~0.5 ms one scope at a time, the numpy calls repeated per scope."""
+    order = np.lexsort((times, scopes))
     at, val = times[order], values[order]
+    keys = _keys(scopes[order], at)
     n = len(at)
     table = _sparse_max(val)
     pos = np.arange(n)
-    first = np.searchsorted(at, at - window, side="left")
-    last = np.searchsorted(at, at + window, side="right") - 1
+    first = np.searchsorted(keys, _keys(scopes[order], at - window), side="left")
+    last = np.searchsorted(keys, _keys(scopes[order], at + window), side="right") - 1
     best = np.maximum(_range_max(table, first, pos - 1), _range_max(table, pos + 1, last))
     out = np.empty(n)
     out[order] = best
     return out
+
+
+def _keys(
+    scopes: npt.NDArray[np.int_], times: npt.NDArray[np.float64]
+) -> npt.NDArray[np.complex128]:
+    keys = np.empty(len(times), dtype=np.complex128)
+    keys.real, keys.imag = scopes, times
+    return keys
 
 
 def _sparse_max(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
