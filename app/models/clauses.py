@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.elements import ColumnElement, UnaryExpression
 from sqlalchemy.sql.operators import custom_op
+from sqlalchemy.types import TypeDecorator
 
 from app import json_codec
 from app.decay_math import LN2, LN_SMALLEST
@@ -85,9 +86,40 @@ def among_param(column: Any, name: str, dialect: str) -> ColumnElement[bool]:
     return _among(column, dialect, name)
 
 
+class TextArray(TypeDecorator[Any]):
+    """A list of strings bound as a PostgreSQL text array written here, as one string the
+    server reads (`{"a","b"}`): psycopg's list dumper searched every element for
+    characters to quote with a regular expression, ~1.9 µs an element (the 200-300 ids
+    of an all-scope retrieve's vector search and header look-ups: ~0.5 ms a request)."""
+
+    impl = postgresql.ARRAY(String)
+    cache_ok = True
+
+    def bind_processor(self, dialect: Any) -> Any:
+        return array_literal
+
+
+def array_literal(values: Sequence[str | None] | None) -> str | None:
+    """PostgreSQL's text form of a one-dimensional array of strings, every element quoted
+    (NULL for None)."""
+    if values is None:
+        return None
+    if not values:
+        return "{}"
+    if None not in values:  # the common case: no element to escape (ids, scopes, terms)
+        joined = '","'.join(values)  # type: ignore[arg-type]
+        if '"' not in joined and "\\" not in joined:
+            return '{"' + joined + '"}'
+    quoted = (
+        "NULL" if v is None else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        for v in values
+    )
+    return "{" + ",".join(quoted) + "}"
+
+
 def _among(column: Any, dialect: str, name: str | None, **value: Any) -> ColumnElement[bool]:
     if dialect == "postgresql":
-        array = bindparam(name, type_=postgresql.ARRAY(String), **value)
+        array = bindparam(name, type_=TextArray(), **value)
         cond: ColumnElement[bool] = column == any_(array)
         return cond
     listed: ColumnElement[bool] = column.in_(bindparam(name, expanding=True, **value))

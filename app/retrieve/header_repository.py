@@ -121,7 +121,7 @@ def header_rows(
         return {}
     stmt = _headers_statement(filter_shape(records, dialect_of(session)), bool(mentioning))
     params = {**filter_params(records), **mentioning_params(mentioning), "ids": sorted(set(ids))}
-    return {values[0]: values for values in column_rows(session, stmt, params)}
+    return {values[0]: values for values in column_rows(session, stmt, params).all()}
 
 
 @cache

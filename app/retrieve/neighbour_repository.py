@@ -120,7 +120,7 @@ def _candidates(
     more); the headers of the candidates passing the filters are added to `found`."""
     width = len(stmt.selected_columns) - HEADER_WIDTH - 2  # seed_id and `passes` aside
     candidates: dict[str, list[str | None]] = {}
-    for seed_id, *values in column_rows(session, stmt, params):
+    for seed_id, *values in column_rows(session, stmt, params).all():
         candidates[seed_id] = values[:width]
         passed, header = values[width], values[width + 1 :]
         if header[0] is not None and passed:

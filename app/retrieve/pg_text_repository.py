@@ -112,7 +112,7 @@ def bm25(
     without: dict[str, float] = {}
     headers: dict[str, RecordHeader] = {}
     matches = None
-    for score, unscored_score, found, *header in column_rows(session, stmt, params):
+    for score, unscored_score, found, *header in column_rows(session, stmt, params).all():
         matches = found  # the look-up's, on every row (NULL: none, or not in this statement)
         if score is None:  # the name look-up's row alone: nothing matched
             continue

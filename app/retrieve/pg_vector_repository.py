@@ -133,7 +133,7 @@ def _read(session: Session, ask: _Ask, stmt: Any, values: dict[str, Any]) -> dic
     """record id → cosine similarity of the (id, distance, *header) rows of `stmt`; the
     headers that came with them into the carry."""
     out: dict[str, float] = {}
-    for rid, distance, *header in column_rows(session, stmt, {**ask.params, **values}):
+    for rid, distance, *header in column_rows(session, stmt, {**ask.params, **values}).all():
         out[rid] = 1.0 - float(distance)
         if ask.carry is not None and header and header[0] is not None:
             ask.carry.rows[rid] = header

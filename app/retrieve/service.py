@@ -256,10 +256,7 @@ class RetrieveService:
             self.settings.salience_weight,
             sittings_of(metas, trust) if req.expand_context else (),
         )
-        order = sorted(
-            metas.values(),
-            key=lambda m: ranking.order_key(components[m.id].score, m.type, m.created_at, m.id),
-        )
+        order = ranking.in_rank_order(metas.values(), components)
         return Ranked(
             order=order,
             components=components,

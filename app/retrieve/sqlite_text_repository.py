@@ -85,7 +85,7 @@ def bm25(
         params["newest_match"] = _text_match(terms)
         params["newest_offset"] = pg_text.MAX_MATCHES - 1
         params["large_store"] = pg_terms_repository.LARGE_STORE
-    read = _read(column_rows(session, stmt, params), records.now, reads)
+    read = _read(column_rows(session, stmt, params).all(), records.now, reads)
     unscored, found_names = naming.unscored, None
     if naming.look_up is not None:
         found_names = matches_of_json(read.matches)
