@@ -84,6 +84,13 @@ def _scalar(url: str, sql: str) -> Any:
     return value
 
 
+def _execute(url: str, sql: str) -> None:
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text(sql))
+    engine.dispose()
+
+
 def _hnsw_options(url: str) -> list[str] | None:
     sql = "SELECT reloptions FROM pg_class WHERE relname = 'ix_record_embeddings_hnsw'"
     options = _scalar(url, sql)
@@ -120,9 +127,13 @@ def test_full_text_searches_read_a_short_pending_list(
     assert _pending_pages_merged(pg_url) <= 8
 
     downgrade(pg_url, "0010")  # the default limit: the same captures stay pending
+    # This release's captures write `occurred_at` (migration 0016): the column alone
+    # comes back for them, and goes before the upgrade adds it again.
+    _execute(pg_url, "ALTER TABLE records ADD COLUMN occurred_at double precision")
     r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
     assert r.status_code == 200 and r.json()["created"] == 1000, r.text
     assert _pending_pages_merged(pg_url) > 20
+    _execute(pg_url, "ALTER TABLE records DROP COLUMN occurred_at")
     upgrade(pg_url, "head")
 
 
@@ -167,3 +178,41 @@ def test_vectors_of_an_existing_store_gain_their_records_scope(
             assert _hnsw_options(db_url) == ["m=32", "ef_construction=200"]
     finally:
         db.dispose()
+
+
+def test_existing_episodes_gain_their_stored_event_time(
+    db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Migration 0016 fills `occurred_at` of every episode from its first timeline event
+    (its capture time when the timeline gives none) and leaves the other types NULL."""
+    client = make_client(make_settings(db_url))
+    event = {"source": "t", "source_kind": "event"}
+    triple = {"subject": "fence", "predicate": "has_colour", "object": "green"}
+    items: list[dict[str, Any]] = [
+        {**event, "summary": "dated", "timestamp": "2026-03-02T10:00:00+02:00"},
+        {**event, "summary": "undated"},
+        {"source": "t", "source_kind": "observation", "content": triple},
+    ]
+    r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    assert r.status_code == 200 and r.json()["created"] == 3, r.text
+    dated, undated, _ = (x["result"]["primary_record"]["id"] for x in r.json()["results"])
+    downgrade(db_url, "0015")
+    assert "occurred_at" not in {c["name"] for c in _columns(db_url, "records")}
+    upgrade(db_url, "head")
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT id, type, occurred_at, created_at FROM records"))
+        stored = {rid: (typ, at, created) for rid, typ, at, created in rows}
+    engine.dispose()
+    assert stored[dated][1] == 1772438400.0  # 2026-03-02T08:00:00Z
+    assert stored[undated][1] == stored[undated][2]
+    others = [at for typ, at, _ in stored.values() if typ != "episodic"]  # the fact, …
+    assert others and all(at is None for at in others)
+
+
+def _columns(url: str, table: str) -> list[Any]:
+    engine = make_engine(url)
+    try:
+        return list(inspect(engine).get_columns(table))
+    finally:
+        engine.dispose()

@@ -12,7 +12,7 @@ from app.models.clauses import TextArray, array_literal
 
 pytestmark = pytest.mark.postgres
 
-AWKWARD = ["a", "b,c", 'd"e', "f\\g", "NULL", "null", "", " sp ", "{x}", "é ü", "it's", "\\\""]
+AWKWARD = ["a", "b,c", 'd"e', "f\\g", "NULL", "null", "", " sp ", "{x}", "é ü", "it's", '\\"']
 
 
 @pytest.mark.parametrize(

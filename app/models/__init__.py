@@ -68,6 +68,10 @@ class RecordRow(Base):
     payload: Mapped[dict[str, object]] = mapped_column(JsonType, nullable=False)
     search_text: Mapped[str] = mapped_column(Text, nullable=False, default="")
     embedding_status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
+    # An episode's event time as ranking reads it (records.event_time.occurred_at), stored
+    # when it is written; NULL for the other types, and where unknown (the payload's JSON
+    # is read instead: rows of an earlier release, a payload rewritten by set_payload).
+    occurred_at: Mapped[float | None] = mapped_column(Double, nullable=True)
 
     __table_args__ = (
         Index("ix_records_scope_created_id", "scope", "created_at", "id"),

@@ -38,6 +38,18 @@ def episode_time(
     return min(times) if times else stored
 
 
+def occurred_at(memory_type: str, payload: Mapping[str, object], created_at: float) -> float | None:
+    """When an episode happened as ranking reads it (the `occurred_at` column, migration
+    0016): its first timeline event's `t`, else when it was captured; None for the
+    other types."""
+    if memory_type != "episodic":
+        return None
+    timeline = payload.get("timeline")
+    first = timeline[0] if isinstance(timeline, list) and timeline else None
+    at = epoch_of(first.get("t")) if isinstance(first, Mapping) else None
+    return created_at if at is None else at
+
+
 def _times(entries: object) -> list[float]:
     if not isinstance(entries, list):
         return []

@@ -44,6 +44,7 @@ from app.records.clauses import FilterShape, bound_clauses, filter_params, filte
 from app.records.clauses import query_clauses as query_clauses
 from app.records.clauses import status_of as status_of
 from app.records.clauses import tags_all_clause as tags_all_clause
+from app.records.event_time import occurred_at
 from app.records.filters import RecordQuery
 from app.records.payload_json import StoredJson
 from app.relations.clauses import EVERY_EDGE, edges_column, edges_of
@@ -287,10 +288,12 @@ def reload(session: Session, record_id: str) -> RecordRow | None:
 
 
 def set_payload(session: Session, record_id: str, payload: StoredJson, now: float) -> None:
+    """The payload replaced; the stored event time, read from the payload when NULL, is
+    cleared with it (models.RecordRow.occurred_at)."""
     stmt = (
         update(RecordRow)
         .where(RecordRow.id == record_id)
-        .values(payload=payload, updated_at=now)
+        .values(payload=payload, updated_at=now, occurred_at=None)
         .execution_options(synchronize_session=False)
     )
     session.execute(stmt)
@@ -298,7 +301,10 @@ def set_payload(session: Session, record_id: str, payload: StoredJson, now: floa
 
 def set_fields(session: Session, row: RecordRow, **values: object) -> None:
     """Update a stored record's columns now (one UPDATE, seen by the statements that
-    follow) and `row`, attached or not, to match without marking it changed."""
+    follow) and `row`, attached or not, to match without marking it changed. A new
+    payload clears the stored event time, as `set_payload` does."""
+    if "payload" in values:
+        values.setdefault("occurred_at", None)
     stmt = (
         update(RecordRow)
         .where(RecordRow.id == row.id)
@@ -315,8 +321,9 @@ def bulk_insert(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
     rows or audit entries. PostgreSQL gets COPY, SQLite one executemany."""
     if not rows:
         return
+    rows = [_with_event_time(row) for row in rows]
     if dialect_of(session) != "postgresql":
-        session.execute(insert(RecordRow), list(rows))
+        session.execute(insert(RecordRow), rows)
         return
     columns = [c.name for c in RecordRow.__table__.columns]
     json_columns = {c.name for c in RecordRow.__table__.columns if isinstance(c.type, JSON)}
@@ -327,6 +334,12 @@ def bulk_insert(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
             copy.write_row(
                 [json_codec.dumps(row.get(c)) if c in json_columns else row.get(c) for c in columns]
             )
+
+
+def _with_event_time(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "occurred_at" in row:
+        return row
+    return {**row, "occurred_at": occurred_at(row["type"], row["payload"], row["created_at"])}
 
 
 def set_status(session: Session, ids: list[str], status: str, now: float) -> None:

@@ -19,6 +19,7 @@ from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, staging
 from app.records import payload_json
 from app.records import repository as record_repo
 from app.records.contradictions import Contradictions, NewFact
+from app.records.event_time import occurred_at
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.ids import new_record_id
 from app.records.payloads import payload_dict
@@ -328,6 +329,7 @@ def _new_row(spec: RecordCreate, pol: ResolvedPolicy, actor_id: str, now: float)
         payload=payload,
         search_text=searchable_text(spec.memory_type.value, payload),
         embedding_status="pending",
+        occurred_at=occurred_at(spec.memory_type.value, payload, now),
     )
 
 
