@@ -46,9 +46,14 @@ def test_neighbours_from_the_admitted_headers_match_the_look_ups(client: TestCli
         assert 0 < len(admitted) < 40
         seeds = sorted(admitted)
         for radius in (1, 2):
-            looked_up, _ = neighbour_repo.temporal_neighbours(
-                session, [admitted[s] for s in seeds], records, radius
+            known = set(seeds[::2])
+            looked_up, near_headers = neighbour_repo.temporal_neighbours(
+                session, [admitted[s] for s in seeds], records, radius, known=known
             )
             assert adjacent_episodes(admitted, seeds, radius) == looked_up
+            # the headers of the neighbours picked, those the caller knows aside
+            picked = {rid for near in looked_up.values() for rid, _ in near}
+            assert set(near_headers) == picked - known
+            assert all(near_headers[rid] == admitted[rid] for rid in near_headers)
             assert any(len(near) == 2 * radius for near in looked_up.values())
         assert header_repo.every_admitted(session, records, None, limit=len(admitted) - 1) is None

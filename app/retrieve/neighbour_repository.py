@@ -43,10 +43,12 @@ def temporal_neighbours(
     records: RecordQuery,
     radius: int = 1,
     mentioning: Sequence[str] = (),
+    known: Container[str] = (),
 ) -> tuple[Neighbours, dict[str, RecordHeader]]:
     """seed id → (id, distance) of the episodic records captured up to `radius` places
     before and after it in the same scope (among those passing the filters), and the
-    neighbours' headers (flagged as `repository.headers` flags them for `mentioning`).
+    headers of the neighbours picked, those in `known` aside (flagged as
+    `repository.headers` flags them for `mentioning`).
 
     One statement for all scoped seeds (and one for unscoped ones): per seed, the
     `radius + _SPARE` nearest episodes on each side by index look-ups that know no filter
@@ -57,13 +59,13 @@ def temporal_neighbours(
     params = {**filter_params(records), **mentioning_params(mentioning)}
     mentions = bool(mentioning)
     out: Neighbours = {}
-    found: dict[str, RecordHeader] = {}
+    found: dict[str, Sequence[Any]] = {}  # passing candidates' header columns, unbuilt
     for in_scope in (True, False):
         ids = [s.id for s in seeds if (s.scope is not None) is in_scope]
         if not ids:
             continue
         stmt = _candidates_statement(shape, mentions, in_scope, radius + _SPARE, exact=False)
-        candidates = _candidates(session, stmt, {**params, "seed_ids": ids}, records.now, found)
+        candidates = _candidates(session, stmt, {**params, "seed_ids": ids}, found)
         walk_again = []
         for seed_id, slot_ids in candidates.items():
             picked = _picked(slot_ids, found, radius)
@@ -76,11 +78,14 @@ def temporal_neighbours(
             # runs out only where the scope does.
             stmt = _candidates_statement(shape, mentions, in_scope, radius, exact=True)
             again = {**params, "seed_ids": walk_again}
-            candidates = _candidates(session, stmt, again, records.now, found)
+            candidates = _candidates(session, stmt, again, found)
             out.update(
                 (sid, _picked(slots, found, radius) or []) for sid, slots in candidates.items()
             )
-    return out, found
+    # Headers built only for the neighbours picked that the caller lacks: a statement
+    # reads up to 2 x (radius + _SPARE) candidates a seed (~5 µs a header built).
+    wanted = {rid for near in out.values() for rid, _ in near if rid not in known}
+    return out, {rid: header_from(records.now, found[rid]) for rid in wanted}
 
 
 @cache
@@ -110,21 +115,17 @@ def _candidates_statement(
 
 
 def _candidates(
-    session: Session,
-    stmt: Select[Any],
-    params: dict[str, Any],
-    now: float,
-    found: dict[str, RecordHeader],
+    session: Session, stmt: Select[Any], params: dict[str, Any], found: dict[str, Sequence[Any]]
 ) -> dict[str, list[str | None]]:
     """seed id → its candidates' ids (the slots of `stmt`, NULL where the scope has no
-    more); the headers of the candidates passing the filters are added to `found`."""
+    more); the header columns of the candidates passing the filters are added to `found`."""
     width = len(stmt.selected_columns) - HEADER_WIDTH - 2  # seed_id and `passes` aside
     candidates: dict[str, list[str | None]] = {}
     for seed_id, *values in column_rows(session, stmt, params).all():
         candidates[seed_id] = values[:width]
         passed, header = values[width], values[width + 1 :]
         if header[0] is not None and passed:
-            found[header[0]] = header_from(now, header)
+            found[header[0]] = header
     return candidates
 
 

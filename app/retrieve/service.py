@@ -294,6 +294,7 @@ class RetrieveService:
                 records,
                 ranking.CONTEXT_RADIUS,
                 found.linked,
+                known=metas,
             )
         ranking.spread_context(components, near)
         missing = [rid for rid in components if rid not in metas]
