@@ -13,9 +13,10 @@ as before, so a row written by the previous release while this one rolls out, or
 payload rewritten (`set_payload`, which clears the column), ranks exactly as it did.
 
 The existing episodes are filled here, in batches: their first event's text is read in
-SQL and parsed in Python (the same parser the headers use). At a million episodes this
-rewrites every episodic row once (minutes on two cores); no index covers the column, so
-on PostgreSQL most new row versions stay on their page (HOT updates).
+SQL and parsed in Python (the same parser the headers use). This rewrites every episodic
+row once: 100,000 episodes took 1.5 s on SQLite and 4.3 s on PostgreSQL (two shared
+cores), so about a minute a million; no index covers the column, so on PostgreSQL most
+new row versions can stay on their page (HOT updates).
 
 Revision ID: 0016
 Revises: 0015
