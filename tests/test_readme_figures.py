@@ -559,6 +559,35 @@ def twenty_sixth_session() -> list[Figure]:
     return figures
 
 
+SEVENTH_OPS = (
+    "retrieve_query_one_scope",
+    "retrieve_query_all_scopes",
+    "retrieve_no_query",
+    "get_record",
+    "metrics",
+    "capture",
+)
+
+
+def twenty_seventh_session() -> list[Figure]:
+    """Instructions a request per operation, the session's start → its end (bbd891d →
+    5b09645), rows named `{op}, instructions`; the two latency rounds back to back."""
+    figures = []
+    for col, store in enumerate(STORES, start=1):
+        before, after = (
+            load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
+            for c in ("bbd891d", "5b09645")
+        )
+        for op in SEVENTH_OPS:
+            cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
+            src = f"instructions-{store}-2000-{{bbd891d,5b09645}}.json: {op}"
+            figures.append(Figure(src, cell, f"{op}, instructions", col))
+    for round_ in ("1", "2"):
+        label = "{op}, round " + round_
+        figures += latency_pair(f"bbd891d-{round_}", f"8e5eefe-{round_}", label)
+    return figures
+
+
 def million_scope_runs() -> list[Figure]:
     """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
     figures = []
@@ -587,6 +616,7 @@ FIGURES = (
     + twenty_second_session()
     + twenty_sixth_session()
     + twenty_third_session()
+    + twenty_seventh_session()
 )
 
 

@@ -57,14 +57,17 @@ def _best_of_others(
     lexicographically, so a run never leaves its scope and the times are compared as
     they are (no offset added to them). An all-scope retrieve's 400 candidates in ten
     scopes took ~0.5 ms one scope at a time, the numpy calls repeated per scope."""
-    order = np.lexsort((times, scopes))
+    one_scope = not scopes.any()  # numbered from 0: all 0 when there is one
+    order = np.argsort(times, kind="stable") if one_scope else np.lexsort((times, scopes))
     at, val = times[order], values[order]
-    keys = _keys(scopes[order], at)
+    # One scope (a one-scope retrieve): the times themselves, searched faster than keys.
+    keyed = (lambda t: t) if one_scope else (lambda t: _keys(scopes[order], t))
+    keys = keyed(at)
     n = len(at)
     table = _sparse_max(val)
     pos = np.arange(n)
-    first = np.searchsorted(keys, _keys(scopes[order], at - window), side="left")
-    last = np.searchsorted(keys, _keys(scopes[order], at + window), side="right") - 1
+    first = np.searchsorted(keys, keyed(at - window), side="left")
+    last = np.searchsorted(keys, keyed(at + window), side="right") - 1
     best = np.maximum(_range_max(table, first, pos - 1), _range_max(table, pos + 1, last))
     out = np.empty(n)
     out[order] = best
