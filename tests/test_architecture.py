@@ -27,6 +27,7 @@ PURE = {
     "app.records.search_text",
     "app.records.payload_json",
     "app.records.dates",
+    "app.records.event_time",
     "app.capture.classifier",
     "app.embedding.unit",
     "app.metrics.registry",
