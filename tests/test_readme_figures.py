@@ -571,7 +571,7 @@ SEVENTH_OPS = (
 
 def twenty_seventh_session() -> list[Figure]:
     """Instructions a request per operation, the session's start → its end (bbd891d →
-    5b09645), rows named `{op}, instructions`; the two latency rounds back to back."""
+    5b09645), rows named `{op}, instructions at the end`; the two latency rounds back to back."""
     figures = []
     for col, store in enumerate(STORES, start=1):
         before, after = (
@@ -581,10 +581,10 @@ def twenty_seventh_session() -> list[Figure]:
         for op in SEVENTH_OPS:
             cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
             src = f"instructions-{store}-2000-{{bbd891d,5b09645}}.json: {op}"
-            figures.append(Figure(src, cell, f"{op}, instructions", col))
+            figures.append(Figure(src, cell, f"{op}, instructions at the end", col))
     for round_ in ("1", "2"):
         label = "{op}, round " + round_
-        figures += latency_pair(f"bbd891d-{round_}", f"8e5eefe-{round_}", label)
+        figures += latency_pair(f"bbd891d-{round_}", f"159cec8-{round_}", label)
     return figures
 
 
