@@ -559,16 +559,6 @@ def twenty_sixth_session() -> list[Figure]:
     return figures
 
 
-SEVENTH_OPS = (
-    "retrieve_query_one_scope",
-    "retrieve_query_all_scopes",
-    "retrieve_no_query",
-    "get_record",
-    "metrics",
-    "capture",
-)
-
-
 def twenty_seventh_session() -> list[Figure]:
     """Instructions a request per operation, the session's start → its end (bbd891d →
     5b09645), rows named `{op}, instructions at the end`; the two latency rounds back to back."""
@@ -578,7 +568,7 @@ def twenty_seventh_session() -> list[Figure]:
             load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
             for c in ("bbd891d", "5b09645")
         )
-        for op in SEVENTH_OPS:
+        for op in before:  # the operations measured, in the files' order
             cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
             src = f"instructions-{store}-2000-{{bbd891d,5b09645}}.json: {op}"
             figures.append(Figure(src, cell, f"{op}, instructions at the end", col))
