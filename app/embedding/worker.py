@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 from app import clock
+from app import statistics_repository as stats_repo
 from app.db import Database
 from app.embedding import queue_repository as repo
 from app.embedding.passages import passages, pooled
@@ -239,10 +240,23 @@ class EmbeddingWorker:
                 level = logging.INFO if first_drain else logging.DEBUG
                 log.log(level, "embeddings up to date (%d records embedded)", drained)
                 first_drain, drained = False, 0
+                self._refresh_planner_stats()
             if not failures:
                 self._repair_scopes()
             delay = self.interval_s * (2 ** min(failures, MAX_BACKOFF_STEPS))
             self._stop.wait(delay)
+
+    def _refresh_planner_stats(self) -> None:
+        """SQLite: after a burst of captures is embedded, the planner's statistics taken
+        again when the records table has outgrown them (`statistics_repository`): until
+        the next decay sweep a store filled after start-up kept statistics of a few rows."""
+        try:
+            with self.db.read_transaction() as session:
+                stale = stats_repo.planner_stats_stale(session)
+            if stale:
+                self.db.refresh_planner_stats()
+        except Exception:  # statistics are an optimisation: the worker goes on without
+            log.exception("refreshing the planner statistics failed")
 
     def _repair_scopes(self) -> None:
         """Fill vector rows without a scope, at most once every SCOPE_REPAIR_EVERY_S."""
