@@ -375,7 +375,7 @@ class Database:
     def refresh_planner_stats(self) -> None:
         """SQLite has no autoanalyze: without statistics its planner scans instead of using the
         (scope, created_at) and primary-key indexes (a retrieve at 200,000 records: 60 ms, not
-        22). Bounded, cheap: at start-up, after decay sweeps, as statistics_repository asks."""
+        22). Bounded, cheap: at start-up, after decay sweeps, as planner_stats_repository asks."""
         if not is_sqlite(self.engine):
             return
         with self.transaction() as session:

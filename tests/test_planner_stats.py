@@ -1,6 +1,6 @@
 """SQLite's planner statistics follow a store that grows after start-up: the embedding
 worker, once it has embedded a burst of captures, takes them again when the records table
-has outgrown them (app/statistics_repository.py); PostgreSQL analyzes on its own."""
+has outgrown them (app/embedding/planner_stats_repository.py); PostgreSQL analyzes on its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from app.statistics_repository import GROWTH, MIN_ROWS, planner_stats_stale
+from app.embedding.planner_stats_repository import GROWTH, MIN_ROWS, planner_stats_stale
 from tests.conftest import app_state, auth, make_settings
 from tests.embedding_support import FakeOpenAI, fake_openai, openai_settings
 

@@ -17,8 +17,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 from app import clock
-from app import statistics_repository as stats_repo
 from app.db import Database
+from app.embedding import planner_stats_repository as stats_repo
 from app.embedding import queue_repository as repo
 from app.embedding.passages import passages, pooled
 from app.embedding.providers import Embedder
@@ -248,7 +248,7 @@ class EmbeddingWorker:
 
     def _refresh_planner_stats(self) -> None:
         """SQLite: after a burst of captures is embedded, the planner's statistics taken
-        again when the records table has outgrown them (`statistics_repository`): until
+        again when the records table has outgrown them (`planner_stats_repository`): until
         the next decay sweep a store filled after start-up kept statistics of a few rows."""
         try:
             with self.db.read_transaction() as session:
