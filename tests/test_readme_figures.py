@@ -575,6 +575,8 @@ def twenty_seventh_session() -> list[Figure]:
     for round_ in ("1", "2"):
         label = "{op}, round " + round_
         figures += latency_pair(f"bbd891d-{round_}", f"159cec8-{round_}", label)
+        label = "{op}, final " + round_
+        figures += latency_pair(f"bbd891d-f{round_}", f"dfd9478-{round_}", label)
     return figures
 
 
