@@ -21,11 +21,10 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app import clock
 from app.enums import MemoryType
 from app.models import RecordRow
-from app.records import payload_json as stored
 from app.records import repository as record_repo
+from app.records.event_time import first_event_time
 from app.records.payload_json import StoredJson
 from app.records.search_text import MAX_SEARCH_CHARS, own_texts, questions_asked
 from app.retrieve.sittings import SITTING_WINDOW_S
@@ -96,7 +95,6 @@ def _answers(episode: _Episode, previous: _Episode) -> bool:
 
 
 def _event_time(episode: _Episode) -> float:
-    """The first timeline event's time, or the capture time when the capture gave none."""
-    timeline = stored.episodic(episode.payload).get("timeline") or [{}]
-    occurred = clock.epoch_of(timeline[0].get("t"))
-    return episode.created_at if occurred is None else occurred
+    """When the episode happened, as ranking reads it (`records.event_time`: the first
+    timeline event's time, or the capture time when the capture gave none)."""
+    return first_event_time(episode.payload, episode.created_at)

@@ -42,12 +42,16 @@ def occurred_at(memory_type: str, payload: Mapping[str, object], created_at: flo
     """When an episode happened as ranking reads it (the `occurred_at` column, migration
     0016): its first timeline event's `t`, else when it was captured; None for the
     other types."""
-    if memory_type != "episodic":
-        return None
+    return first_event_time(payload, created_at) if memory_type == "episodic" else None
+
+
+def first_event_time(payload: Mapping[str, object], captured_at: float) -> float:
+    """An episode's first timeline event's `t`, else `captured_at` (an agent recording as
+    it goes gives no time)."""
     timeline = payload.get("timeline")
     first = timeline[0] if isinstance(timeline, list) and timeline else None
     at = epoch_of(first.get("t")) if isinstance(first, Mapping) else None
-    return created_at if at is None else at
+    return captured_at if at is None else at
 
 
 def _times(entries: object) -> list[float]:
