@@ -12,9 +12,7 @@ from sqlalchemy import text
 
 from app.embedding.planner_stats_repository import GROWTH, MIN_ROWS, planner_stats_stale
 from tests.conftest import app_state, auth, make_settings
-from tests.embedding_support import FakeOpenAI, fake_openai, openai_settings
-
-__all__ = ["fake_openai"]  # the fixture, used by name
+from tests.embedding_support import FakeOpenAI, openai_settings
 
 
 def _described_rows(client: TestClient) -> int | None:

@@ -250,6 +250,8 @@ class EmbeddingWorker:
         """SQLite: after a burst of captures is embedded, the planner's statistics taken
         again when the records table has outgrown them (`planner_stats_repository`): until
         the next decay sweep a store filled after start-up kept statistics of a few rows."""
+        if self.db.dialect != "sqlite":
+            return  # PostgreSQL analyzes on its own: no transaction a burst for nothing
         try:
             with self.db.read_transaction() as session:
                 stale = stats_repo.planner_stats_stale(session)

@@ -61,7 +61,8 @@ def _best_of_others(
     order = np.argsort(times, kind="stable") if one_scope else np.lexsort((times, scopes))
     at, val = times[order], values[order]
     # One scope (a one-scope retrieve): the times themselves, searched faster than keys.
-    keyed = (lambda t: t) if one_scope else (lambda t: _keys(scopes[order], t))
+    in_order = scopes[order]
+    keyed = (lambda t: t) if one_scope else (lambda t: _keys(in_order, t))
     keys = keyed(at)
     n = len(at)
     table = _sparse_max(val)
