@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from starlette.routing import Mount, Route
 
 
 def test_healthz_and_readyz(client: TestClient, store: str) -> None:
@@ -15,6 +17,20 @@ def test_healthz_and_readyz(client: TestClient, store: str) -> None:
         assert (ready["tier"], ready["tier_name"]) == (3, "pgvector")
     assert ready["open_mode"] is False
     assert set(ready["embedding"]) == {"provider", "model", "pending"}
+
+
+def test_operations_sit_in_the_apps_own_route_table(client: TestClient) -> None:
+    """The routers' routes are the app's own (app/main.py: FastAPI 0.165 matches a request
+    against an included router's routes twice), and answer as declared."""
+    routes = client.app.router.routes  # type: ignore[attr-defined]
+    assert all(type(r) in (APIRoute, Route, Mount) for r in routes), {type(r) for r in routes}
+    declared = {(r.path, m) for r in routes if isinstance(r, APIRoute) for m in r.methods or ()}
+    record = "/v1/records/{record_id}"
+    assert {(record, "GET"), (record, "DELETE"), ("/v1/records/merge", "POST")} <= declared
+    assert {("/v1/retrieve", "POST"), ("/healthz", "GET")} <= declared
+    wrong_method = client.put("/v1/retrieve", json={})
+    assert wrong_method.status_code == 405 and "POST" in wrong_method.headers["allow"]
+    assert client.get("/v1/nowhere").status_code == 404
 
 
 def test_openapi_names_every_operation_with_models_and_errors(client: TestClient) -> None:
