@@ -11,6 +11,7 @@ from fastapi.security.base import SecurityBase
 
 from app.enums import Role, Sensitivity
 from app.replicas import TOKEN_HEADER, TOKEN_PATTERN, parse_lsn
+from app.request_headers import CONSISTENCY, MAX_SENSITIVITY, SCOPES, reads_headers
 from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
 from app.state import AppState
@@ -128,13 +129,14 @@ class Writing:
     trust: TrustContext
 
 
-async def writing_context(
-    request: Request,
-    principal: Writer,
-    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
-    scopes: str | None = SCOPES_HEADER,
-) -> Writing:
-    return Writing(state_of(request), trust_for(principal, narrowing_of(max_sensitivity, scopes)))
+def narrowing_from(request: Request) -> Narrowing:
+    """The request's narrowing headers, read and validated by app/request_headers.py."""
+    return narrowing_of(MAX_SENSITIVITY.read(request), SCOPES.read(request))
+
+
+@reads_headers(MAX_SENSITIVITY, SCOPES)
+async def writing_context(request: Request, principal: Writer) -> Writing:
+    return Writing(state_of(request), trust_for(principal, narrowing_from(request)))
 
 
 WritingDep = Annotated[Writing, Depends(writing_context)]
@@ -151,18 +153,14 @@ class Reading:
     position: int | None
 
 
-async def reading_context(
-    request: Request,
-    principal: Reader,
-    token: str | None = _CONSISTENCY,
-    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
-    scopes: str | None = SCOPES_HEADER,
-) -> Reading:
+@reads_headers(CONSISTENCY, MAX_SENSITIVITY, SCOPES)
+async def reading_context(request: Request, principal: Reader) -> Reading:
     """One dependency for the three (the state, the consistency token and read trust had
     one each): FastAPI solves every dependency of a request's tree apart, parameters and
-    all, and each cost a GET ~2 % of its instructions."""
-    trust = trust_for(principal, narrowing_of(max_sensitivity, scopes))
-    return Reading(state_of(request), trust, position_of(token))
+    all, and each cost a GET ~2 % of its instructions. The caller is checked first (a
+    sub-dependency), so a request answers 401 / 403 before its headers are validated."""
+    trust = trust_for(principal, narrowing_from(request))
+    return Reading(state_of(request), trust, position_of(CONSISTENCY.read(request)))
 
 
 ReadingDep = Annotated[Reading, Depends(reading_context)]

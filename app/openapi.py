@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 
 from app.errors import error_responses
 from app.json_walk import JsonDocument
+from app.request_headers import DocumentedHeader, documented_headers
 
 # One tag per operation: a generated client's module (openapi-python-client: api/<tag>/).
 TAGS: list[dict[str, str]] = [
@@ -66,7 +69,14 @@ REQUEST_ID_HEADER: dict[str, object] = {
 READS_DATABASE = {("/metrics", "get")}
 
 
-def refine(schema: JsonDocument, problem_schema: Mapping[str, object]) -> JsonDocument:
+def refine(
+    schema: JsonDocument,
+    problem_schema: Mapping[str, object],
+    headers: Mapping[tuple[str, str], Sequence[DocumentedHeader]] | None = None,
+) -> JsonDocument:
+    """FastAPI's document with the service's own declarations: the problem responses,
+    the request id, and the `headers` each operation's dependencies read themselves
+    (by path and method)."""
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.setdefault("Problem", problem_schema)
     schema["tags"] = [dict(tag) for tag in TAGS]
@@ -75,6 +85,7 @@ def refine(schema: JsonDocument, problem_schema: Mapping[str, object]) -> JsonDo
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") in ("header", "query"):
                     parameter["schema"] = _without_null(parameter.get("schema", {}))
+            _declare_headers(operation, (headers or {}).get((path, method), ()))
             if path.startswith("/v1"):
                 _declare_middleware_answers(operation)
             else:
@@ -84,6 +95,34 @@ def refine(schema: JsonDocument, problem_schema: Mapping[str, object]) -> JsonDo
         components.pop("HTTPValidationError", None)
         components.pop("ValidationError", None)
     return schema
+
+
+def _declare_headers(operation: JsonDocument, headers: Sequence[DocumentedHeader]) -> None:
+    """`headers` where FastAPI would have listed them as header parameters: after the
+    path and query parameters, before its own header parameters."""
+    if not headers:
+        return
+    parameters = operation.setdefault("parameters", [])
+    at = next((i for i, p in enumerate(parameters) if p.get("in") == "header"), len(parameters))
+    parameters[at:at] = [copy.deepcopy(h.parameter) for h in headers]
+
+
+def headers_by_operation(app: FastAPI) -> dict[tuple[str, str], list[DocumentedHeader]]:
+    """(path, method) → the headers its dependencies read themselves (app/request_headers.py),
+    in the order the dependencies are declared."""
+    found: dict[tuple[str, str], list[DocumentedHeader]] = {}
+    for route in app.routes:
+        if isinstance(route, APIRoute):
+            headers = list(_read_headers(route.dependant))
+            for method in sorted(route.methods or ()) if headers else ():
+                found[(route.path, method.lower())] = headers
+    return found
+
+
+def _read_headers(dependant: Dependant) -> Iterator[DocumentedHeader]:
+    for sub in dependant.dependencies:
+        yield from _read_headers(sub)
+        yield from documented_headers(sub.call)
 
 
 def _without_null(schema: dict[str, object]) -> dict[str, object]:
@@ -152,7 +191,7 @@ def install(app: FastAPI, problem_schema: Mapping[str, object]) -> None:
 
     def openapi() -> JsonDocument:
         if app.openapi_schema is None:
-            app.openapi_schema = refine(original(), problem_schema)
+            app.openapi_schema = refine(original(), problem_schema, headers_by_operation(app))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

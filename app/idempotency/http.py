@@ -11,8 +11,7 @@ from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import MAX_SENSITIVITY_HEADER, SCOPES_HEADER, Writer, narrowing_of, state_of
-from app.enums import Sensitivity
+from app.deps import Writer, narrowing_from, state_of
 from app.idempotency.service import (
     Answer,
     IdempotencyKey,
@@ -20,6 +19,7 @@ from app.idempotency.service import (
     caller_identity,
     fingerprint,
 )
+from app.request_headers import MAX_SENSITIVITY, SCOPES, reads_headers
 from app.request_work import writing
 from app.security import Principal, trust_for
 from app.state import AppState
@@ -56,18 +56,13 @@ class KeyedWrite:
     key: IdempotencyKey
 
 
-async def keyed_write(
-    request: Request,
-    principal: Writer,
-    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER,
-    scopes: str | None = SCOPES_HEADER,
-    key: KeyHeader = None,
-) -> KeyedWrite:
+@reads_headers(MAX_SENSITIVITY, SCOPES)
+async def keyed_write(request: Request, principal: Writer, key: KeyHeader = None) -> KeyedWrite:
     """One dependency for what were three (the state, write trust and the key, which
     depended on both again): FastAPI solves every dependency's tree apart, each time it
     is named. The request's fingerprint is computed only when it carries a key."""
     state = state_of(request)
-    trust = trust_for(principal, narrowing_of(max_sensitivity, scopes))
+    trust = trust_for(principal, narrowing_from(request))
     body_print = ""
     if key is not None:
         body_print = fingerprint(request.method, request.url.path, await request.body())
