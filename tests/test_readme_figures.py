@@ -580,6 +580,24 @@ def twenty_seventh_session() -> list[Figure]:
     return figures
 
 
+def twenty_eighth_session() -> list[Figure]:
+    """Instructions a request, the session's start → its end (4e01b58), rows named
+    `{op}, routes and headers`: SQLite from e98c3b2, PostgreSQL from 5b09645 (the
+    previous session's measured code; only review commits between)."""
+    figures = []
+    for col, (store, start) in enumerate((("sqlite", "e98c3b2"), ("postgres", "5b09645")), 1):
+        before, after = (
+            load(f"instructions-{store}-2000-{c}.json")["instructions_per_request"]
+            for c in (start, "4e01b58")
+        )
+        for op in after:
+            was = f"{before[op] / 1e6:.2f}" if op in before else "—"
+            cell = f"{was} → {after[op] / 1e6:.2f} M"
+            src = f"instructions-{store}-2000-{{{start},4e01b58}}.json: {op}"
+            figures.append(Figure(src, cell, f"{op}, routes and headers", col))
+    return figures
+
+
 def million_scope_runs() -> list[Figure]:
     """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
     figures = []
@@ -609,6 +627,7 @@ FIGURES = (
     + twenty_sixth_session()
     + twenty_third_session()
     + twenty_seventh_session()
+    + twenty_eighth_session()
 )
 
 
