@@ -4,8 +4,8 @@ declared in the OpenAPI document by app/openapi.py instead of as FastAPI header 
 FastAPI resolves each declared parameter of a request's dependencies through its own
 machinery on every request: the narrowing headers and the consistency token cost a GET
 /v1/records/{id} ~0.3 M instructions (3.13 → 2.82 M of its work in the app) though most
-requests send none of them. Read here they cost a dictionary look-up each when absent, and validate as
-FastAPI would when present: the same rules (pydantic), a 422 whose errors name
+requests send none of them. Read here they cost a dictionary look-up each when absent, and
+validate as FastAPI would when present: the same rules (pydantic), a 422 whose errors name
 `["header", <name>]` as FastAPI's did, and the same parameter objects in the document.
 """
 
