@@ -10,7 +10,7 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from app.enums import Role, Sensitivity
-from app.replicas import TOKEN_HEADER, TOKEN_PATTERN, parse_lsn
+from app.replicas import TOKEN_PATTERN, parse_lsn
 from app.request_headers import CONSISTENCY, MAX_SENSITIVITY, SCOPES, reads_headers
 from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
@@ -37,10 +37,9 @@ StateDep = Annotated[AppState, Depends(get_state)]
 
 _CONSISTENCY: Any = Header(
     default=None,
-    alias=TOKEN_HEADER,
+    alias=CONSISTENCY.name,
     pattern=TOKEN_PATTERN,
-    description="The token a write answered with: with read replicas, this read is served "
-    "by one that has replayed that write, else by the primary.",
+    description=CONSISTENCY.description,
 )
 
 
@@ -95,14 +94,14 @@ Admin = Annotated[Principal, Security(CallerWithRole(Role.admin))]
 
 MAX_SENSITIVITY_HEADER: Any = Header(
     default=None,
-    alias="X-Membrane-Max-Sensitivity",
-    description="Narrow this request's sensitivity ceiling (never widens it).",
+    alias=MAX_SENSITIVITY.name,
+    description=MAX_SENSITIVITY.description,
 )
 SCOPES_HEADER: Any = Header(
     default=None,
     max_length=MAX_QUERY_TEXT,
-    alias="X-Membrane-Scopes",
-    description="Comma-separated scopes to narrow this request to (never widens).",
+    alias=SCOPES.name,
+    description=SCOPES.description,
 )
 
 

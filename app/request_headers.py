@@ -29,10 +29,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 @dataclass(frozen=True)
 class DocumentedHeader:
     """A header read by `read`; `parameter` is its OpenAPI parameter object, as FastAPI
-    wrote it for the header parameter it replaces."""
+    wrote it for the header parameter it replaces (the admin routes still declare these
+    headers as FastAPI parameters, from `name` and `description`: app/deps.py)."""
 
     name: str
     adapter: TypeAdapter[Any]
+    description: str
     parameter: dict[str, object]
 
     def read(self, request: Request) -> Any:
@@ -58,7 +60,7 @@ def _header(
         "schema": {**schema, "description": description, "title": name},
         "description": description,
     }
-    return DocumentedHeader(name, adapter, parameter)
+    return DocumentedHeader(name, adapter, description, parameter)
 
 
 CONSISTENCY = _header(
