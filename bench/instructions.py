@@ -7,14 +7,18 @@ The store is seeded as bench/latency.py seeds it (LoCoMo turns in ten scopes, ca
 through the API and embedded by the worker). Each operation then runs in a fresh process
 on a copy of the store, under `valgrind --tool=callgrind --instr-atstart=no`: warm-up
 requests uncounted, then the measured requests with counting switched on
-(`callgrind_control -i on`). Requests go through an in-process test client (its own small
-cost is in every figure alike); query operations ask questions not asked before, so each
-pays for its query's embedding, as bench/latency.py's do. Counted: every thread of the
+(`callgrind_control -i on`). Requests go through Starlette's test client in process
+(`--driver testclient`, the default, whose own ~3.3 M instructions a request are in every
+figure alike: the series committed before `--driver` existed), or straight through ASGI
+(`--driver asgi`, bench/asgi_client.py: the app's own work only); query operations ask
+questions not asked before, so each pays for its query's embedding, as
+bench/latency.py's do. Counted: every thread of the
 API process (Python, SQLAlchemy, the drivers, SQLite's engine, the query embedding); not
 PostgreSQL's server, another process. Needs valgrind (Debian: `apt-get install valgrind`).
 
     .venv/bin/python bench/instructions.py --store sqlite
     .venv/bin/python bench/instructions.py --store postgres --ops capture,batch_100
+    .venv/bin/python bench/instructions.py --driver asgi --ops healthz,get_record
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ def copy_store(db_url: str, op: str) -> str:
     return url.set(database=op).render_as_string(hide_password=False)
 
 
-def count(op: str, db_url: str, ids_file: Path, n: int) -> float:
+def count(op: str, db_url: str, ids_file: Path, n: int, driver: str) -> float:
     """Instructions per request of `op`: a child process under callgrind (`--measure`)."""
     # Under callgrind the process runs ~50 times slower: the request deadlines widen to match.
     env = server_env(
@@ -100,6 +104,8 @@ def count(op: str, db_url: str, ids_file: Path, n: int) -> float:
         str(ids_file),
         "--requests",
         str(n),
+        "--driver",
+        driver,
     ]
     valgrind = [
         "valgrind",
@@ -118,19 +124,29 @@ def count(op: str, db_url: str, ids_file: Path, n: int) -> float:
     return int(found.group(1)) / n
 
 
-def measure(op: str, ids_file: Path, n: int) -> None:
-    """Child: WARMUP requests of `op`, then `n` with callgrind counting (the app in process,
-    settings from MEMBRANE_* as `python -m app.serve` reads them)."""
+def _client(driver: str) -> Any:
+    """The in-process client of `driver`, not yet entered."""
+    from app.main import app
+
+    if driver == "asgi":
+        from asgi_client import AsgiClient
+
+        return AsgiClient(app)
     from fastapi.testclient import TestClient
 
-    from app.main import app
+    return TestClient(app)
+
+
+def measure(op: str, ids_file: Path, n: int, driver: str) -> None:
+    """Child: WARMUP requests of `op`, then `n` with callgrind counting (the app in process,
+    settings from MEMBRANE_* as `python -m app.serve` reads them)."""
 
     text = load_locomo()
     ids = json.loads(ids_file.read_text())
     call = operations(ids, text.questions, text.lines())[op]
     toggle = ["callgrind_control", "--instr={}", str(os.getpid())]
-    with TestClient(app) as test_client:
-        client = cast(httpx.Client, test_client)  # the same get/post the operations call
+    with _client(driver) as in_process:
+        client = cast(httpx.Client, in_process)  # the same get/post the operations call
         for i in range(WARMUP):
             call(client, i).raise_for_status()
         subprocess.run([a.replace("{}", "on") for a in toggle], check=True, capture_output=True)
@@ -139,7 +155,7 @@ def measure(op: str, ids_file: Path, n: int) -> None:
         subprocess.run([a.replace("{}", "off") for a in toggle], check=True, capture_output=True)
 
 
-def run(store: str, records: int, ops: list[str], n: int) -> dict[str, Any]:
+def run(store: str, records: int, ops: list[str], n: int, driver: str) -> dict[str, Any]:
     per_op: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="membrane-instructions-") as tmp:
         work = Path(tmp)
@@ -151,13 +167,14 @@ def run(store: str, records: int, ops: list[str], n: int) -> dict[str, Any]:
             seeded_s = time.monotonic() - started
             for op in ops:
                 requests = max(1, n // 10) if op == "batch_100" else n
-                per_op[op] = round(count(op, copy_store(db_url, op), ids_file, requests))
+                per_op[op] = round(count(op, copy_store(db_url, op), ids_file, requests, driver))
     return {
         "store": store,
         "records": records,
         "requests_per_operation": n,
         "seed_and_embed_s": round(seeded_s, 1),
         "commit": _commit(),
+        "driver": driver,
         "instructions_per_request": per_op,
     }
 
@@ -178,15 +195,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--ops", default=",".join(DEFAULT_OPS), help="comma-separated")
     parser.add_argument("--requests", type=int, default=40, help="per operation (batch: /10)")
+    parser.add_argument("--driver", choices=["testclient", "asgi"], default="testclient")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # child mode, under callgrind
     parser.add_argument("--ids", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
-        measure(args.measure, args.ids, args.requests)
+        measure(args.measure, args.ids, args.requests, args.driver)
         return 0
-    result = run(args.store, args.records, args.ops.split(","), args.requests)
-    print(f"{result['store']}, {result['records']} records, commit {result['commit']}")
+    result = run(args.store, args.records, args.ops.split(","), args.requests, args.driver)
+    print(
+        f"{result['store']}, {result['records']} records, commit {result['commit']}, "
+        f"{result['driver']} driver"
+    )
     for op, per in result["instructions_per_request"].items():
         print(f"{op:28} {per / 1e6:9.2f} M instructions / request")
     if args.out:
