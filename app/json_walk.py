@@ -20,3 +20,21 @@ def strings(value: object) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from strings(item)
+
+
+def integral_bounds(value: object) -> None:
+    """In place: an integer schema's float bounds that are whole numbers (`minimum: 1.0`)
+    written as integers. FastAPI's document model holds bounds as floats and writes them
+    so on some operations and not others (those without parameters of FastAPI's own), so
+    the same header read 1 on one operation and 1.0 on the next."""
+    if isinstance(value, dict):
+        if value.get("type") == "integer":
+            for bound in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                number = value.get(bound)
+                if isinstance(number, float) and number.is_integer():
+                    value[bound] = int(number)
+        for item in value.values():
+            integral_bounds(item)
+    elif isinstance(value, list):
+        for item in value:
+            integral_bounds(item)

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
+from fastapi.encoders import jsonable_encoder
 from fastapi.routing import APIRoute
+from fastapi.security.base import SecurityBase
 
 from app.errors import error_responses
-from app.json_walk import JsonDocument
-from app.request_headers import DocumentedHeader, documented_headers
+from app.json_walk import JsonDocument, integral_bounds
+from app.request_headers import DocumentedHeader, documented_caller, documented_headers
 
 # One tag per operation: a generated client's module (openapi-python-client: api/<tag>/).
 TAGS: list[dict[str, str]] = [
@@ -69,14 +72,25 @@ REQUEST_ID_HEADER: dict[str, object] = {
 READS_DATABASE = {("/metrics", "get")}
 
 
+@dataclass
+class SelfRead:
+    """What an operation's dependencies read from the request themselves
+    (app/request_headers.py): the headers, and the callers they check."""
+
+    headers: list[DocumentedHeader] = field(default_factory=list)
+    callers: list[SecurityBase] = field(default_factory=list)
+
+
 def refine(
     schema: JsonDocument,
     problem_schema: Mapping[str, object],
-    headers: Mapping[tuple[str, str], Sequence[DocumentedHeader]] | None = None,
+    self_read: Mapping[tuple[str, str], SelfRead] | None = None,
 ) -> JsonDocument:
     """FastAPI's document with the service's own declarations: the problem responses,
-    the request id, and the `headers` each operation's dependencies read themselves
-    (by path and method)."""
+    the request id, and what each operation's dependencies read themselves (`self_read`,
+    by path and method)."""
+    for operation_key, read in (self_read or {}).items():
+        _declare_callers(schema, *operation_key, read.callers)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.setdefault("Problem", problem_schema)
     schema["tags"] = [dict(tag) for tag in TAGS]
@@ -85,7 +99,8 @@ def refine(
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") in ("header", "query"):
                     parameter["schema"] = _without_null(parameter.get("schema", {}))
-            _declare_headers(operation, (headers or {}).get((path, method), ()))
+            declared = (self_read or {}).get((path, method))
+            _declare_headers(operation, declared.headers if declared is not None else ())
             if path.startswith("/v1"):
                 _declare_middleware_answers(operation)
             else:
@@ -94,35 +109,77 @@ def refine(
     if "HTTPValidationError" not in json.dumps(schema["paths"]):
         components.pop("HTTPValidationError", None)
         components.pop("ValidationError", None)
+    integral_bounds(schema)
     return schema
 
 
 def _declare_headers(operation: JsonDocument, headers: Sequence[DocumentedHeader]) -> None:
     """`headers` where FastAPI would have listed them as header parameters: after the
-    path and query parameters, before its own header parameters."""
+    path and query parameters, before its own header parameters (an operation with none
+    gets its `parameters` where FastAPI puts them, before the request body)."""
     if not headers:
         return
-    parameters = operation.setdefault("parameters", [])
+    if "parameters" not in operation:
+        _insert_before(operation, ("requestBody", "responses"), "parameters", [])
+    parameters = operation["parameters"]
     at = next((i for i, p in enumerate(parameters) if p.get("in") == "header"), len(parameters))
     parameters[at:at] = [copy.deepcopy(h.parameter) for h in headers]
 
 
-def headers_by_operation(app: FastAPI) -> dict[tuple[str, str], list[DocumentedHeader]]:
-    """(path, method) → the headers its dependencies read themselves (app/request_headers.py),
-    in the order the dependencies are declared."""
-    found: dict[tuple[str, str], list[DocumentedHeader]] = {}
+def _insert_before(
+    operation: JsonDocument, following: Sequence[str], key: str, value: object
+) -> None:
+    """In place: `key` added to `operation` before the first of `following` it holds."""
+    keys = list(operation)
+    at = next((i for i, k in enumerate(keys) if k in following), len(keys))
+    rest = {k: operation.pop(k) for k in keys[at:]}
+    operation[key] = value
+    operation.update(rest)
+
+
+def self_read_by_operation(app: FastAPI) -> dict[tuple[str, str], SelfRead]:
+    """(path, method) → the headers its dependencies read themselves and the callers they
+    check (app/request_headers.py), in the order the dependencies are declared."""
+    found: dict[tuple[str, str], SelfRead] = {}
     for route in app.routes:
         if isinstance(route, APIRoute):
-            headers = list(_read_headers(route.dependant))
-            for method in sorted(route.methods or ()) if headers else ():
-                found[(route.path, method.lower())] = headers
+            read = SelfRead()
+            _collect(route.dependant, read)
+            if read.headers or read.callers:
+                for method in sorted(route.methods or ()):
+                    found[(route.path, method.lower())] = read
     return found
 
 
-def _read_headers(dependant: Dependant) -> Iterator[DocumentedHeader]:
+def _collect(dependant: Dependant, read: SelfRead) -> None:
     for sub in dependant.dependencies:
-        yield from _read_headers(sub)
-        yield from documented_headers(sub.call)
+        _collect(sub, read)
+        read.headers += documented_headers(sub.call)
+        caller = documented_caller(sub.call)
+        if caller is not None:
+            read.callers.append(caller)
+
+
+def _declare_callers(
+    schema: JsonDocument, path: str, method: str, callers: Sequence[SecurityBase]
+) -> None:
+    """`callers`' security schemes, where FastAPI would have declared a security
+    dependency's: the operation's `security` right after its metadata (tags, summary,
+    description, operationId), the scheme among the components."""
+    if not callers:
+        return
+    operation = schema["paths"][path][method]
+    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+    needed: list[dict[str, list[str]]] = [{c.scheme_name: []} for c in callers]
+    metadata = ("tags", "summary", "description", "operationId", "deprecated")
+    before = {k: v for k, v in operation.items() if k in metadata}
+    after = {k: v for k, v in operation.items() if k not in metadata and k != "security"}
+    security = [*operation.get("security", []), *needed]
+    schema["paths"][path][method] = {**before, "security": security, **after}
+    for caller in callers:
+        schemes.setdefault(
+            caller.scheme_name, jsonable_encoder(caller.model, by_alias=True, exclude_none=True)
+        )
 
 
 def _without_null(schema: dict[str, object]) -> dict[str, object]:
@@ -191,7 +248,7 @@ def install(app: FastAPI, problem_schema: Mapping[str, object]) -> None:
 
     def openapi() -> JsonDocument:
         if app.openapi_schema is None:
-            app.openapi_schema = refine(original(), problem_schema, headers_by_operation(app))
+            app.openapi_schema = refine(original(), problem_schema, self_read_by_operation(app))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -1,5 +1,6 @@
-"""Request headers that the hot dependencies (app/deps.py) read from the request themselves,
-declared in the OpenAPI document by app/openapi.py instead of as FastAPI header parameters.
+"""Request headers that the hot dependencies (app/deps.py, app/idempotency/http.py) read
+from the request themselves, declared in the OpenAPI document by app/openapi.py instead of
+as FastAPI header parameters and security dependencies.
 
 FastAPI resolves each declared parameter of a request's dependencies through its own
 machinery on every request: the narrowing headers and the consistency token cost a GET
@@ -7,6 +8,8 @@ machinery on every request: the narrowing headers and the consistency token cost
 requests send none of them. Read here they cost a dictionary look-up each when absent, and
 validate as FastAPI would when present: the same rules (pydantic), a 422 whose errors name
 `["header", <name>]` as FastAPI's did, and the same parameter objects in the document.
+The caller (`Authorization`) is checked the same way (`authenticates`): a security
+sub-dependency was a second dependency FastAPI solved on every request.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from fastapi.exceptions import RequestValidationError
+from fastapi.security.base import SecurityBase
 from pydantic import StringConstraints, TypeAdapter, ValidationError
 from starlette.requests import Request
 
 from app.enums import Sensitivity
+from app.idempotency.names import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER
 from app.replicas import TOKEN_HEADER, TOKEN_PATTERN
 from app.schema_base import MAX_QUERY_TEXT
 
@@ -83,6 +88,18 @@ SCOPES = _header(
     {"type": "string", "maxLength": MAX_QUERY_TEXT},
 )
 
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+IDEMPOTENCY_KEY = _header(
+    IDEMPOTENCY_KEY_HEADER,
+    TypeAdapter(Annotated[str, StringConstraints(pattern=IDEMPOTENCY_KEY_PATTERN)]),
+    "Makes this write idempotent: a retry with the same key and request within the "
+    "retention window (24 h by default) answers the first response again (with "
+    f"`{REPLAYED_HEADER}: true`) and writes nothing; the same key with a different request "
+    "answers 422. Keys are per API key and effective trust (ceiling and scopes after "
+    "narrowing headers).",
+    {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+)
+
 
 def reads_headers(*headers: DocumentedHeader) -> Callable[[F], F]:
     """Mark a dependency as reading `headers` itself (in this order in the document)."""
@@ -97,3 +114,20 @@ def reads_headers(*headers: DocumentedHeader) -> Callable[[F], F]:
 def documented_headers(dependency: Callable[..., Any] | None) -> tuple[DocumentedHeader, ...]:
     headers: tuple[DocumentedHeader, ...] = getattr(dependency, "documented_headers", ())
     return headers
+
+
+def authenticates(caller: SecurityBase) -> Callable[[F], F]:
+    """Mark a dependency as checking `caller` itself (the document lists the operations
+    depending on it under `caller`'s security scheme, as FastAPI lists a security
+    dependency's)."""
+
+    def mark(dependency: F) -> F:
+        dependency.documented_caller = caller  # type: ignore[attr-defined]
+        return dependency
+
+    return mark
+
+
+def documented_caller(dependency: Callable[..., Any] | None) -> SecurityBase | None:
+    caller: SecurityBase | None = getattr(dependency, "documented_caller", None)
+    return caller

@@ -109,7 +109,21 @@ def test_malformed_keys_are_422(client: TestClient, db: Database, key: str) -> N
     headers = {**W, "Idempotency-Key": key}
     r = client.post("/v1/capture", json=EVENT, headers=headers)
     assert r.status_code == 422
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json()["errors"][0]["loc"] == ["header", "Idempotency-Key"]
     assert _records(db) == 0
+
+
+def test_the_caller_is_checked_before_the_key(client: TestClient, db: Database) -> None:
+    """A malformed key is 422 only for a caller who may write: 401 without a key, 403
+    for a reader; nothing written, no key kept."""
+    bad = {"Idempotency-Key": "has space"}
+    assert client.post("/v1/capture", json=EVENT, headers=bad).status_code == 401
+    reader = client.post("/v1/capture", json=EVENT, headers={**auth("reader"), **bad})
+    assert reader.status_code == 403, reader.text
+    assert _records(db) == 0
+    with db.transaction() as s:
+        assert s.scalar(select(func.count()).select_from(IdempotencyRow)) == 0
 
 
 def test_concurrent_duplicates_resolve_to_one_write(db_url: str, db: Database) -> None:

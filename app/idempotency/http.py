@@ -7,11 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from app.deps import Writer, narrowing_from, state_of
+from app.deps import WRITER, narrowing_from, state_of
+from app.idempotency.names import REPLAYED_HEADER
 from app.idempotency.service import (
     Answer,
     IdempotencyKey,
@@ -19,29 +20,17 @@ from app.idempotency.service import (
     caller_identity,
     fingerprint,
 )
-from app.request_headers import MAX_SENSITIVITY, SCOPES, reads_headers
+from app.request_headers import (
+    IDEMPOTENCY_KEY,
+    MAX_SENSITIVITY,
+    SCOPES,
+    authenticates,
+    reads_headers,
+)
 from app.request_work import writing
 from app.security import Principal, trust_for
 from app.state import AppState
 from app.trust import TrustContext
-
-REPLAYED_HEADER = "Idempotent-Replayed"
-
-
-KeyHeader = Annotated[
-    str | None,
-    Header(
-        alias="Idempotency-Key",
-        pattern=r"^[\x21-\x7e]{1,255}$",
-        description=(
-            "Makes this write idempotent: a retry with the same key and request within "
-            "the retention window (24 h by default) answers the first response again "
-            f"(with `{REPLAYED_HEADER}: true`) and writes nothing; the same key with a "
-            "different request answers 422. Keys are per API key and effective trust "
-            "(ceiling and scopes after narrowing headers)."
-        ),
-    ),
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +45,15 @@ class KeyedWrite:
     key: IdempotencyKey
 
 
-@reads_headers(MAX_SENSITIVITY, SCOPES)
-async def keyed_write(request: Request, principal: Writer, key: KeyHeader = None) -> KeyedWrite:
+@reads_headers(MAX_SENSITIVITY, SCOPES, IDEMPOTENCY_KEY)
+@authenticates(WRITER)
+async def keyed_write(request: Request) -> KeyedWrite:
     """One dependency for what were three (the state, write trust and the key, which
     depended on both again): FastAPI solves every dependency's tree apart, each time it
-    is named. The request's fingerprint is computed only when it carries a key."""
+    is named. The caller is checked first (401 / 403), then the key, then the narrowing
+    headers. The request's fingerprint is computed only when it carries a key."""
+    principal = WRITER.check(request)
+    key: str | None = IDEMPOTENCY_KEY.read(request)
     state = state_of(request)
     trust = trust_for(principal, narrowing_from(request))
     body_print = ""
