@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import json as jsonlib
-from collections.abc import Mapping
+import threading
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from starlette.types import ASGIApp, Message
+
+T = TypeVar("T")
 
 
 class AsgiError(RuntimeError):
@@ -43,27 +46,50 @@ class AsgiResponse:
 
 class AsgiClient:
     """`with AsgiClient(app) as client: client.get("/healthz")`: one event loop for the
-    client's life, on which the lifespan task waits between requests."""
+    client's life, run on a thread of its own by one long-lived root task, as a server
+    runs it. (Driven by `run_until_complete` per request, each request would be anyio's
+    root task, and its worker thread for sync endpoints would end with it: a thread
+    started per request, which no server pays.)"""
 
     def __init__(self, app: ASGIApp, host: str = "127.0.0.1") -> None:
         self.app = app
         self.host = host
         self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="asgi-client", daemon=True)
+        self._ready = threading.Event()  # the root task runs
+        self._stopped: asyncio.Event | None = None
         self._lifespan_inbox: asyncio.Queue[Message] | None = None
         self._lifespan_outbox: asyncio.Queue[Message] | None = None
         self._lifespan: asyncio.Task[None] | None = None
 
     def __enter__(self) -> AsgiClient:
-        self.loop.run_until_complete(self._start())
+        self._thread.start()
+        self._submit(self._start())
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         try:
-            self.loop.run_until_complete(self._stop())
+            self._submit(self._stop())
         finally:
+            stopped = self._stopped
+            if stopped is not None:
+                self.loop.call_soon_threadsafe(stopped.set)
+            self._thread.join()
             self.loop.close()
+
+    def _run(self) -> None:
+        async def root() -> None:
+            self._stopped = asyncio.Event()
+            self._ready.set()
+            await self._stopped.wait()
+
+        self.loop.run_until_complete(root())
+
+    def _submit(self, work: Coroutine[Any, Any, T]) -> T:
+        self._ready.wait()
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
 
     def get(self, url: str, *, params: Mapping[str, Any] | None = None) -> AsgiResponse:
         return self._call("GET", url, params, None)
@@ -82,7 +108,7 @@ class AsgiClient:
         self, method: str, url: str, params: Mapping[str, Any] | None, body: Any
     ) -> AsgiResponse:
         payload = b"" if body is None else jsonlib.dumps(body).encode()
-        return self.loop.run_until_complete(self._request(method, url, params, payload))
+        return self._submit(self._request(method, url, params, payload))
 
     async def _request(
         self, method: str, url: str, params: Mapping[str, Any] | None, payload: bytes
