@@ -131,3 +131,24 @@ def test_the_temporal_neighbours_run_on_their_generic_plan(
         assert "context" in r.json()["signals"]  # the neighbours were looked up
     near = [generic for statement, generic in _prepared(client) if statement.startswith(NEAR)]
     assert len(near) == 1 and near[0] >= 1
+
+
+def test_the_latest_episode_look_up_runs_on_its_generic_plan(
+    pg_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Each capture of an episode looks up its scope's latest episode: planned five
+    times, then no more (its LIMIT written in and its type the episodes' index's literal;
+    with either a parameter, PostgreSQL planned every capture anew)."""
+    database = {"pool_size": 1, "max_overflow": 0}
+    client = make_client(make_settings(pg_url, database=database))
+    for i in range(RUNS):
+        body = {"source_kind": "event", "source": "t", "summary": f"turn {i}", "scope": "s"}
+        r = client.post("/v1/capture", json=body, headers=A)
+        assert r.status_code == 201, r.text
+    latest = [
+        (statement, generic)
+        for statement, generic in _prepared(client)
+        if statement.startswith("SELECT records.id, records.payload")
+    ]
+    assert len(latest) == 1 and latest[0][1] >= 1, latest
+    assert "LIMIT 1" in latest[0][0] and "records.type = 'episodic'" in latest[0][0]

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Text,
     column,
     table,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -75,6 +76,16 @@ class RecordRow(Base):
 
     __table_args__ = (
         Index("ix_records_scope_created_id", "scope", "created_at", "id"),
+        # Episodes alone, for the walks to a hit's neighbours (migration 0017): a query
+        # names the type as this literal for the planners to take it.
+        Index(
+            "ix_records_episodes",
+            "scope",
+            "created_at",
+            "id",
+            sqlite_where=text("type = 'episodic'"),
+            postgresql_where=text("type = 'episodic'"),
+        ),
         Index("ix_records_type_created", "type", "created_at"),
         Index("ix_records_created", "created_at", "id"),
         Index("ix_records_status", "status"),

@@ -14,6 +14,7 @@ from sqlalchemy import (
     JSON,
     Double,
     Insert,
+    Integer,
     Select,
     Table,
     and_,
@@ -21,6 +22,7 @@ from sqlalchemy import (
     delete,
     insert,
     inspect,
+    literal_column,
     or_,
     select,
     text,
@@ -28,17 +30,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.sql.elements import ColumnElement
 
 from app import json_codec, write_behind
 from app.audit import repository as audit_repo
 from app.audit.repository import trail_of
 from app.db import column_rows, dialect_of, prepared
-from app.enums import LIVE_STATUSES, MemoryType
+from app.enums import LIVE_STATUSES
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow, staging
 from app.models.clauses import among as among
+from app.models.clauses import is_episode, visibility_params
 from app.models.clauses import off_index as off_index
-from app.models.clauses import visibility_params
 from app.models.clauses import visible as visible
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.clauses import query_clauses as query_clauses
@@ -356,8 +357,8 @@ def latest_episode(
     session: Session, scope: str, other_than: str
 ) -> tuple[str, StoredJson | None, int, float] | None:
     """(id, payload, sensitivity, created_at) of the live episodic record of `scope`
-    captured last, other than `other_than` (the index on scope and created_at, read
-    backwards); None when the scope holds none."""
+    captured last, other than `other_than` (the episodes' index on scope and created_at,
+    read backwards); None when the scope holds none."""
     stmt = _latest_episode_statement(dialect_of(session))
     params = {"scope": scope, "other_than": other_than, "statuses": list(LIVE_STATUSES)}
     row = column_rows(session, stmt, params).first()
@@ -368,21 +369,23 @@ def latest_episode(
 def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], int, float]:
     """Built once per dialect (building it and its cache key cost more than running it);
     prepared on PostgreSQL: whatever the scope, its plan is one backward walk of the
-    (scope, created_at, id) index."""
+    episodes' (scope, created_at, id) index. (Before it, SQLite had to be kept off the
+    type index, which it walked through every scope's episodes, newest first.)"""
     r = RecordRow
-    # SQLite otherwise walks the type index (every scope's episodes, newest first) until it
-    # meets one of this scope: the whole store for a scope that was quiet for a while.
-    column: ColumnElement[str] = RecordRow.__table__.c.type
-    memory_type = off_index(column) if dialect == "sqlite" else column
     stmt = (
         select(r.id, r.payload, r.sensitivity, r.created_at)
         .where(
             r.scope == bindparam("scope"),
-            memory_type == MemoryType.episodic.value,
+            is_episode(),  # the episodes' own index, walked backwards (migration 0017)
             status_of(dialect, LIVE_STATUSES).in_(bindparam("statuses", expanding=True)),
             r.id != bindparam("other_than"),
         )
-        .order_by(r.created_at.desc())  # (a tie-break on id would sort the whole scope)
-        .limit(1)
+        # The tie-break on id is the index's own order, and no other index gives it:
+        # without it SQLite with no statistics (a new store) walked the (type, created_at)
+        # index for the literal type instead, every scope's episodes newest first.
+        .order_by(r.created_at.desc(), r.id.desc())
+        # written, not bound: PostgreSQL costs a generic plan's LIMIT parameter as a tenth
+        # of the rows, so it kept planning every run anew (0 generic plans of 12)
+        .limit(literal_column("1", Integer))
     )
     return prepared(stmt)
