@@ -598,6 +598,22 @@ def twenty_eighth_session() -> list[Figure]:
     return figures
 
 
+def twenty_ninth_session() -> list[Figure]:
+    """Instructions a request in the app alone (`--driver asgi`), the session's start
+    (3434600, the app of a1234f6) → its end (6157e75), rows named `{op}, app alone`."""
+    figures = []
+    for col, store in enumerate(("sqlite", "postgres"), 1):
+        before, after = (
+            load(f"instructions-{store}-2000-asgi-{c}.json")["instructions_per_request"]
+            for c in ("3434600", "6157e75")
+        )
+        for op in after:
+            cell = f"{before[op] / 1e6:.2f} → {after[op] / 1e6:.2f} M"
+            src = f"instructions-{store}-2000-asgi-{{3434600,6157e75}}.json: {op}"
+            figures.append(Figure(src, cell, f"{op}, app alone", col))
+    return figures
+
+
 def million_scope_runs() -> list[Figure]:
     """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
     figures = []
@@ -628,6 +644,7 @@ FIGURES = (
     + twenty_third_session()
     + twenty_seventh_session()
     + twenty_eighth_session()
+    + twenty_ninth_session()
 )
 
 
