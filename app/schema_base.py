@@ -36,31 +36,77 @@ Rationale = Text
 RequiredRationale = ShortText
 
 
-def check_json(value: Any, path: str = "$", depth: int = 0) -> Any:
-    """Walk free-form JSON: bounded strings and lists, finite numbers, bounded depth."""
-    if depth > MAX_JSON_DEPTH:
-        raise ValueError(f"{path}: nesting deeper than {MAX_JSON_DEPTH}")
-    if isinstance(value, str):
-        if len(value) > MAX_STRING:
-            raise ValueError(f"{path}: string longer than {MAX_STRING} characters")
-    elif isinstance(value, bool) or value is None or isinstance(value, int):
-        pass
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{path}: NaN and Infinity are not allowed")
-    elif isinstance(value, list):
-        if len(value) > MAX_LIST:
-            raise ValueError(f"{path}: more than {MAX_LIST} items")
-        for i, item in enumerate(value):
-            check_json(item, f"{path}[{i}]", depth + 1)
-    elif isinstance(value, dict):
-        if len(value) > MAX_LIST:
-            raise ValueError(f"{path}: more than {MAX_LIST} keys")
-        for key, item in value.items():
-            if len(key) > MAX_TAG_CHARS * 4:
-                raise ValueError(f"{path}: key longer than {MAX_TAG_CHARS * 4} characters")
-            check_json(item, f"{path}.{key}", depth + 1)
+def check_json(value: Any) -> Any:
+    """Walk free-form JSON: bounded strings and lists, finite numbers, bounded depth. The
+    path to a refused value (`$.a[2].b`) is spelled only when one is refused: building it
+    for every member walked was most of the check's cost (every captured payload is
+    checked, and every view of one)."""
+    found = _json_problem(value, 0)
+    if found is not None:
+        path, problem = found
+        raise ValueError(f"${path}: {problem}")
     return value
+
+
+def _json_problem(value: Any, depth: int) -> tuple[str, str] | None:
+    """(path below `value`, what is wrong) of the first refused value inside it, else
+    None. Decoded JSON holds exactly these types, so each is told by its type first (an
+    isinstance chain cost more than the checks); anything else takes the chain."""
+    if depth > MAX_JSON_DEPTH:
+        return "", f"nesting deeper than {MAX_JSON_DEPTH}"
+    kind = type(value)
+    if kind is str:
+        return None if len(value) <= MAX_STRING else ("", _LONG_STRING)
+    if kind is dict:
+        return _dict_problem(value, depth)
+    if kind is list:
+        return _list_problem(value, depth)
+    if kind is float:
+        return None if math.isfinite(value) else ("", _NOT_FINITE)
+    if kind is int or kind is bool or value is None:
+        return None
+    return _other_problem(value, depth)
+
+
+_LONG_STRING = f"string longer than {MAX_STRING} characters"
+_NOT_FINITE = "NaN and Infinity are not allowed"
+
+
+def _dict_problem(value: dict[str, Any], depth: int) -> tuple[str, str] | None:
+    if len(value) > MAX_LIST:
+        return "", f"more than {MAX_LIST} keys"
+    for key, item in value.items():
+        if len(key) > MAX_TAG_CHARS * 4:
+            return "", f"key longer than {MAX_TAG_CHARS * 4} characters"
+        found = _json_problem(item, depth + 1)
+        if found is not None:
+            return f".{key}{found[0]}", found[1]
+    return None
+
+
+def _list_problem(value: list[Any], depth: int) -> tuple[str, str] | None:
+    if len(value) > MAX_LIST:
+        return "", f"more than {MAX_LIST} items"
+    for i, item in enumerate(value):
+        found = _json_problem(item, depth + 1)
+        if found is not None:
+            return f"[{i}]{found[0]}", found[1]
+    return None
+
+
+def _other_problem(value: Any, depth: int) -> tuple[str, str] | None:
+    """Subclasses of the JSON types (a str enum, say), and anything else, which passes."""
+    if isinstance(value, str):
+        return None if len(value) <= MAX_STRING else ("", _LONG_STRING)
+    if isinstance(value, int):  # bool too
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else ("", _NOT_FINITE)
+    if isinstance(value, list):
+        return _list_problem(value, depth)
+    if isinstance(value, dict):
+        return _dict_problem(value, depth)
+    return None
 
 
 JsonValue = Annotated[Any, AfterValidator(check_json)]

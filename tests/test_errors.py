@@ -114,3 +114,21 @@ def test_rate_limit_answers_429_with_retry_after(db_url: str, make_client) -> No
     assert client.get("/v1/records", headers=auth("writer")).status_code == 200
     # health is never rate limited
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_refused_json_value_is_named_by_its_path(client: TestClient) -> None:
+    """The free-form JSON check says where inside the document the refused value lies."""
+    nested: object = "leaf"
+    for _ in range(70):  # deeper than MAX_JSON_DEPTH (64)
+        nested = [nested]
+    cases = [
+        ({"items": [1, {"deep": "x" * 100_001}]}, "$.items[1].deep: string longer than"),
+        ({"a": {"b": nested}}, "$.a.b" + "[0]" * 63 + ": nesting deeper than 64"),
+        ({"ok": [True, None, 1.5], "k" * 1025: 1}, "$: key longer than 1024"),
+    ]
+    for content, where in cases:
+        body = {"source": "a", "source_kind": "event", "content": content}
+        r = client.post("/v1/capture", json=body, headers=W)
+        assert r.status_code == 422, r.text
+        assert any(where in e["msg"] for e in r.json()["errors"]), (where, r.json()["errors"])
+    assert _count(client) == 0
