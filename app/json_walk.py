@@ -22,6 +22,11 @@ def strings(value: object) -> Iterator[str]:
             yield from strings(item)
 
 
+# Whole floats below 2**53 are the integers they look like; above it a float bound is
+# already rounded (2**63 - 1 reads 2**63), and its integer would claim a false exactness.
+_EXACT = float(2**53)
+
+
 def integral_bounds(value: object) -> None:
     """In place: an integer schema's float bounds that are whole numbers (`minimum: 1.0`)
     written as integers. FastAPI's document model holds bounds as floats and writes them
@@ -31,7 +36,7 @@ def integral_bounds(value: object) -> None:
         if value.get("type") == "integer":
             for bound in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
                 number = value.get(bound)
-                if isinstance(number, float) and number.is_integer():
+                if isinstance(number, float) and number.is_integer() and abs(number) < _EXACT:
                     value[bound] = int(number)
         for item in value.values():
             integral_bounds(item)

@@ -142,12 +142,13 @@ def self_read_by_operation(app: FastAPI) -> dict[tuple[str, str], SelfRead]:
     check (app/request_headers.py), in the order the dependencies are declared."""
     found: dict[tuple[str, str], SelfRead] = {}
     for route in app.routes:
-        if isinstance(route, APIRoute):
+        if isinstance(route, APIRoute) and route.include_in_schema:
             read = SelfRead()
             _collect(route.dependant, read)
             if read.headers or read.callers:
                 for method in sorted(route.methods or ()):
-                    found[(route.path, method.lower())] = read
+                    # keyed as the document keys its paths (a `{rest:path}` is `{rest}`)
+                    found[(route.path_format, method.lower())] = read
     return found
 
 
@@ -166,9 +167,9 @@ def _declare_callers(
     """`callers`' security schemes, where FastAPI would have declared a security
     dependency's: the operation's `security` right after its metadata (tags, summary,
     description, operationId), the scheme among the components."""
-    if not callers:
+    operation = schema.get("paths", {}).get(path, {}).get(method)
+    if not callers or operation is None:
         return
-    operation = schema["paths"][path][method]
     schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
     needed: list[dict[str, list[str]]] = [{c.scheme_name: []} for c in callers]
     metadata = ("tags", "summary", "description", "operationId", "deprecated")

@@ -7,7 +7,9 @@ machinery on every request: the narrowing headers and the consistency token cost
 /v1/records/{id} ~0.3 M instructions (3.13 → 2.82 M of its work in the app) though most
 requests send none of them. Read here they cost a dictionary look-up each when absent, and
 validate as FastAPI would when present: the same rules (pydantic), a 422 whose errors name
-`["header", <name>]` as FastAPI's did, and the same parameter objects in the document.
+`["header", <name>]` as FastAPI's did, and the same parameter objects in the document. One
+difference: a bad header answers its 422 at once, so its errors are not listed beside the
+body's (FastAPI listed both in one answer); the status is the same.
 The caller (`Authorization`) is checked the same way (`authenticates`): a security
 sub-dependency was a second dependency FastAPI solved on every request.
 """

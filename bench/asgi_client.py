@@ -18,7 +18,7 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from starlette.types import ASGIApp, Message
 
@@ -64,7 +64,12 @@ class AsgiClient:
 
     def __enter__(self) -> AsgiClient:
         self._thread.start()
-        self._submit(self._start())
+        self._ready.wait()
+        try:
+            self._submit(self._start())
+        except BaseException:
+            self._end_loop()  # a lifespan that failed to start leaves no thread behind
+            raise
         return self
 
     def __exit__(
@@ -73,11 +78,14 @@ class AsgiClient:
         try:
             self._submit(self._stop())
         finally:
-            stopped = self._stopped
-            if stopped is not None:
-                self.loop.call_soon_threadsafe(stopped.set)
-            self._thread.join()
-            self.loop.close()
+            self._end_loop()
+
+    def _end_loop(self) -> None:
+        stopped = self._stopped
+        if stopped is not None:
+            self.loop.call_soon_threadsafe(stopped.set)
+        self._thread.join()
+        self.loop.close()
 
     def _run(self) -> None:
         async def root() -> None:
@@ -88,7 +96,9 @@ class AsgiClient:
         self.loop.run_until_complete(root())
 
     def _submit(self, work: Coroutine[Any, Any, T]) -> T:
-        self._ready.wait()
+        if not self._ready.is_set():
+            work.close()
+            raise AsgiError("use the client in a `with` block (its loop is not running)")
         return asyncio.run_coroutine_threadsafe(work, self.loop).result()
 
     def get(self, url: str, *, params: Mapping[str, Any] | None = None) -> AsgiResponse:
@@ -128,7 +138,7 @@ class AsgiClient:
             "http_version": "1.1",
             "method": method,
             "scheme": "http",
-            "path": path,
+            "path": unquote(path),  # decoded, as servers give it; raw_path as sent
             "raw_path": path.encode(),
             "query_string": query.encode(),
             "root_path": "",
