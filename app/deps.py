@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import Depends, Header, Request, Security
+from fastapi import Depends, Request, Security
 from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from app.enums import Role, Sensitivity
-from app.replicas import TOKEN_PATTERN, parse_lsn
+from app.replicas import parse_lsn
 from app.request_headers import (
     CONSISTENCY,
     MAX_SENSITIVITY,
@@ -18,7 +18,6 @@ from app.request_headers import (
     authenticates,
     reads_headers,
 )
-from app.schema_base import MAX_QUERY_TEXT
 from app.security import Principal, require_role, trust_for
 from app.state import AppState
 from app.trust import Narrowing, TrustContext
@@ -41,21 +40,14 @@ async def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-_CONSISTENCY: Any = Header(
-    default=None,
-    alias=CONSISTENCY.name,
-    pattern=TOKEN_PATTERN,
-    description=CONSISTENCY.description,
-)
-
-
 def position_of(token: str | None) -> int | None:
     """The WAL position a read must see (app/replicas.py), or None."""
     return parse_lsn(token) if token is not None else None
 
 
-async def get_consistency(token: str | None = _CONSISTENCY) -> int | None:
-    return position_of(token)
+@reads_headers(CONSISTENCY)
+async def get_consistency(request: Request) -> int | None:
+    return position_of(CONSISTENCY.read(request))
 
 
 ConsistencyDep = Annotated[int | None, Depends(get_consistency)]
@@ -104,28 +96,19 @@ WRITER = CallerWithRole(Role.write)
 Admin = Annotated[Principal, Security(CallerWithRole(Role.admin))]
 
 
-MAX_SENSITIVITY_HEADER: Any = Header(
-    default=None,
-    alias=MAX_SENSITIVITY.name,
-    description=MAX_SENSITIVITY.description,
-)
-SCOPES_HEADER: Any = Header(
-    default=None,
-    max_length=MAX_QUERY_TEXT,
-    alias=SCOPES.name,
-    description=SCOPES.description,
-)
-
-
 def narrowing_of(max_sensitivity: Sensitivity | None, scopes: str | None) -> Narrowing:
     scope_list = [s.strip() for s in scopes.split(",") if s.strip()] if scopes is not None else None
     return Narrowing(max_sensitivity=max_sensitivity, scopes=scope_list)
 
 
-async def _narrowing(
-    max_sensitivity: Sensitivity | None = MAX_SENSITIVITY_HEADER, scopes: str | None = SCOPES_HEADER
-) -> Narrowing:
-    return narrowing_of(max_sensitivity, scopes)
+def narrowing_from(request: Request) -> Narrowing:
+    """The request's narrowing headers, read and validated by app/request_headers.py."""
+    return narrowing_of(MAX_SENSITIVITY.read(request), SCOPES.read(request))
+
+
+@reads_headers(MAX_SENSITIVITY, SCOPES)
+async def _narrowing(request: Request) -> Narrowing:
+    return narrowing_from(request)
 
 
 NarrowingDep = Annotated[Narrowing, Depends(_narrowing)]
@@ -138,11 +121,6 @@ class Writing:
 
     state: AppState
     trust: TrustContext
-
-
-def narrowing_from(request: Request) -> Narrowing:
-    """The request's narrowing headers, read and validated by app/request_headers.py."""
-    return narrowing_of(MAX_SENSITIVITY.read(request), SCOPES.read(request))
 
 
 @reads_headers(MAX_SENSITIVITY, SCOPES)

@@ -1,4 +1,4 @@
-"""Request headers that the hot dependencies (app/deps.py, app/idempotency/http.py) read
+"""Request headers that the dependencies (app/deps.py, app/idempotency/http.py) read
 from the request themselves, declared in the OpenAPI document by app/openapi.py instead of
 as FastAPI header parameters and security dependencies.
 
@@ -36,12 +36,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 @dataclass(frozen=True)
 class DocumentedHeader:
     """A header read by `read`; `parameter` is its OpenAPI parameter object, as FastAPI
-    wrote it for the header parameter it replaces (the admin routes still declare these
-    headers as FastAPI parameters, from `name` and `description`: app/deps.py)."""
+    wrote it for the header parameter it replaces."""
 
     name: str
     adapter: TypeAdapter[Any]
-    description: str
     parameter: dict[str, object]
 
     def read(self, request: Request) -> Any:
@@ -67,7 +65,7 @@ def _header(
         "schema": {**schema, "description": description, "title": name},
         "description": description,
     }
-    return DocumentedHeader(name, adapter, description, parameter)
+    return DocumentedHeader(name, adapter, parameter)
 
 
 CONSISTENCY = _header(

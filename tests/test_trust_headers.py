@@ -115,6 +115,13 @@ def test_the_caller_is_checked_before_the_narrowing_headers(
     assert writer.json()["errors"][0]["loc"] == ["header", "X-Membrane-Max-Sensitivity"]
     assert client.get("/v1/records", headers=BAD_CEILING).status_code == 401
     assert client.get("/v1/records", headers={**auth("reader"), **BAD_CEILING}).status_code == 422
+    # the admin routes read the same headers the same way, after their own caller check
+    assert client.get("/v1/export", headers={**auth("writer"), **BAD_CEILING}).status_code == 403
+    bad_token = {**auth("admin"), "Membrane-Consistency-Token": "not-a-token"}
+    for headers, name in ((BAD_CEILING, "X-Membrane-Max-Sensitivity"),
+                          (bad_token, "Membrane-Consistency-Token")):  # fmt: skip
+        r = client.get("/v1/export", headers={**auth("admin"), **headers})
+        assert r.status_code == 422 and r.json()["errors"][0]["loc"] == ["header", name], r.text
     assert _records(db) == 0
 
 
