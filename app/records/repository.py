@@ -14,7 +14,6 @@ from sqlalchemy import (
     JSON,
     Double,
     Insert,
-    Integer,
     Select,
     Table,
     and_,
@@ -22,7 +21,6 @@ from sqlalchemy import (
     delete,
     insert,
     inspect,
-    literal_column,
     or_,
     select,
     text,
@@ -38,7 +36,7 @@ from app.db import column_rows, dialect_of, prepared
 from app.enums import LIVE_STATUSES
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow, staging
 from app.models.clauses import among as among
-from app.models.clauses import is_episode, visibility_params
+from app.models.clauses import is_episode, visibility_params, written_int
 from app.models.clauses import off_index as off_index
 from app.models.clauses import visible as visible
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
@@ -384,8 +382,6 @@ def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], in
         # without it SQLite with no statistics (a new store) walked the (type, created_at)
         # index for the literal type instead, every scope's episodes newest first.
         .order_by(r.created_at.desc(), r.id.desc())
-        # written, not bound: PostgreSQL costs a generic plan's LIMIT parameter as a tenth
-        # of the rows, so it kept planning every run anew (0 generic plans of 12)
-        .limit(literal_column("1", Integer))
+        .limit(written_int(1))  # for PostgreSQL's generic plan
     )
     return prepared(stmt)

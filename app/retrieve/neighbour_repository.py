@@ -8,14 +8,14 @@ from collections.abc import Container, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Integer, Select, and_, case, literal_column, or_, select, union_all
+from sqlalchemy import Select, and_, case, or_, select, union_all
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import CTE
 
 from app.db import column_rows, dialect_of, prepared
 from app.models import RecordRow
-from app.models.clauses import among_param, is_episode
+from app.models.clauses import among_param, is_episode, written_int
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import (
@@ -122,7 +122,7 @@ def _slot_rows(near: CTE, slots: int, name: str) -> CTE:
     per_place = [
         select(
             near.c.seed_id,
-            literal_column(str(place), Integer).label("place"),
+            written_int(place).label("place"),
             near.c[f"near_{place}"].label("record_id"),
         )
         for place in range(slots)
@@ -191,14 +191,6 @@ def _near_lookups(
     )
 
 
-def _literal(n: int) -> ColumnElement[int]:
-    """`n` written into the statement, not bound: PostgreSQL plans a LIMIT or OFFSET that
-    is a parameter as if it kept a tenth of the rows, so the prepared statement's generic
-    plan looked ~8 times dearer per look-up than its custom plans and was never taken
-    (pg_prepared_statements: 60 custom plans of 60 runs); each run was planned again."""
-    return literal_column(str(n), Integer)
-
-
 def _adjacent(
     seed: Any,
     same_scope: ColumnElement[bool],
@@ -228,8 +220,8 @@ def _adjacent(
         select(RecordRow.id)
         .where(same_scope, side, *clauses)
         .order_by(*order)
-        .limit(_literal(1))
-        .offset(_literal(skip))
+        .limit(written_int(1))
+        .offset(written_int(skip))
         .correlate(seed)
         .scalar_subquery()
     )
