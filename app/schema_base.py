@@ -50,11 +50,14 @@ def check_json(value: Any) -> Any:
 
 def _json_problem(value: Any, depth: int) -> tuple[str, str] | None:
     """(path below `value`, what is wrong) of the first refused value inside it, else
-    None. Decoded JSON holds exactly these types, so each is told by its type first (an
-    isinstance chain cost more than the checks); anything else takes the chain."""
+    None. Decoded JSON holds exactly these types, so each is told by its type (an
+    isinstance chain cost more than the checks); a subclass of one (a str enum, say) is
+    checked as its JSON type, and anything else passes."""
     if depth > MAX_JSON_DEPTH:
         return "", f"nesting deeper than {MAX_JSON_DEPTH}"
     kind = type(value)
+    if kind not in _DECODED_TYPES:
+        kind = next((t for t in _JSON_TYPES if isinstance(value, t)), type(None))
     if kind is str:
         return None if len(value) <= MAX_STRING else ("", _LONG_STRING)
     if kind is dict:
@@ -63,11 +66,11 @@ def _json_problem(value: Any, depth: int) -> tuple[str, str] | None:
         return _list_problem(value, depth)
     if kind is float:
         return None if math.isfinite(value) else ("", _NOT_FINITE)
-    if kind is int or kind is bool or value is None:
-        return None
-    return _other_problem(value, depth)
+    return None  # int, bool, None
 
 
+_JSON_TYPES = (str, dict, list, float, int)  # bool is an int
+_DECODED_TYPES = frozenset({*_JSON_TYPES, bool, type(None)})
 _LONG_STRING = f"string longer than {MAX_STRING} characters"
 _NOT_FINITE = "NaN and Infinity are not allowed"
 
@@ -91,21 +94,6 @@ def _list_problem(value: list[Any], depth: int) -> tuple[str, str] | None:
         found = _json_problem(item, depth + 1)
         if found is not None:
             return f"[{i}]{found[0]}", found[1]
-    return None
-
-
-def _other_problem(value: Any, depth: int) -> tuple[str, str] | None:
-    """Subclasses of the JSON types (a str enum, say), and anything else, which passes."""
-    if isinstance(value, str):
-        return None if len(value) <= MAX_STRING else ("", _LONG_STRING)
-    if isinstance(value, int):  # bool too
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else ("", _NOT_FINITE)
-    if isinstance(value, list):
-        return _list_problem(value, depth)
-    if isinstance(value, dict):
-        return _dict_problem(value, depth)
     return None
 
 
