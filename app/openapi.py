@@ -165,18 +165,18 @@ def _declare_callers(
     schema: JsonDocument, path: str, method: str, callers: Sequence[SecurityBase]
 ) -> None:
     """`callers`' security schemes, where FastAPI would have declared a security
-    dependency's: the operation's `security` right after its metadata (tags, summary,
-    description, operationId), the scheme among the components."""
+    dependency's: the operation's `security` after its metadata (tags, summary,
+    description, operationId), before its parameters and body; the scheme among the
+    components."""
     operation = schema.get("paths", {}).get(path, {}).get(method)
     if not callers or operation is None:
         return
-    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
     needed: list[dict[str, list[str]]] = [{c.scheme_name: []} for c in callers]
-    metadata = ("tags", "summary", "description", "operationId", "deprecated")
-    before = {k: v for k, v in operation.items() if k in metadata}
-    after = {k: v for k, v in operation.items() if k not in metadata and k != "security"}
-    security = [*operation.get("security", []), *needed]
-    schema["paths"][path][method] = {**before, "security": security, **after}
+    if "security" in operation:
+        operation["security"] += needed
+    else:
+        _insert_before(operation, ("parameters", "requestBody", "responses"), "security", needed)
+    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
     for caller in callers:
         schemes.setdefault(
             caller.scheme_name, jsonable_encoder(caller.model, by_alias=True, exclude_none=True)
