@@ -130,3 +130,25 @@ def test_without_statistics_sqlite_still_walks_the_episodes_index(
     assert any(INDEX in line for line in plan) and not any(
         "ix_records_type_created" in line for line in plan
     ), plan
+
+
+def test_a_batch_looks_up_its_scopes_latest_episodes_through_the_index(
+    client: TestClient,
+) -> None:
+    """A batch looks up the latest episode of all its scopes in one statement: a walk of
+    the episodes' index a scope, each episode's row by its key."""
+    _store(client)
+    db = app_state(client).db
+    _analyzed(db, statistics=True)
+    items = [
+        {"source_kind": "event", "source": "t", "scope": f"s{k}", "summary": f"reply {k}"}
+        for k in (1, 2, 3)
+    ]
+    with _executed(db.engine) as seen:
+        r = client.post("/v1/capture/batch", json={"items": items}, headers=A)
+        assert r.status_code == 200 and r.json()["failed"] == 0, r.text
+    [latest] = [s for s in seen if s[0].startswith(LATEST) and " walked" in s[0]]
+    assert "walked.type = 'episodic'" in latest[0]
+    plan = _plan(db, *latest)
+    assert any(INDEX in line for line in plan), plan
+    assert not any("ix_records_type_created" in line for line in plan), plan

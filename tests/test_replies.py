@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from app.capture.service import CaptureService
 from app.errors import Conflict
@@ -164,3 +164,31 @@ def test_a_refused_batch_item_precedes_nothing(
     text = search_text(client, results[2]["result"]["primary_record"]["id"])
     assert text.endswith("What is your favourite console game these days?")
     assert "boom" not in text  # the refused item's question was dropped with it
+
+
+def test_a_batch_looks_up_its_scopes_questions_at_once(client: TestClient) -> None:
+    """Each batch reply answers its scope's stored question, as a capture's would; the
+    batch looks up the latest stored episode of all its scopes in one statement, not
+    one per item (a round trip each)."""
+    asked = {scope: capture(client, turn(QUESTION, scope=scope)) for scope in ("c1", "c2", "c3")}
+    capture(client, turn("Ben: Anyone up for chess?", scope="other"))  # newer, another scope
+    items = [turn(REPLY, scope=s) for s in ("c1", "c2", "c3", "c4")]
+    engine = app_state(client).db.engine
+    seen: list[str] = []
+
+    def keep(_c: Any, _cur: Any, statement: str, *_rest: Any) -> None:
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", keep)
+    try:
+        r = client.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
+    finally:
+        event.remove(engine, "before_cursor_execute", keep)
+    assert r.status_code == 200 and r.json()["failed"] == 0, r.text
+    replies = [x["result"]["primary_record"] for x in r.json()["results"]]
+    for scope, reply in zip(("c1", "c2", "c3"), replies, strict=False):
+        assert reply["interpretation"]["questions_from"] == asked[scope]
+        assert search_text(client, reply["id"]).endswith("these days?")
+    assert "questions_from" not in replies[3]["interpretation"]  # c4 holds no episode
+    walks = [s for s in seen if "ORDER BY records.created_at DESC" in s or " walked" in s]
+    assert len(walks) == 1 and " walked" in walks[0], walks

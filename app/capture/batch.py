@@ -32,7 +32,9 @@ def capture_batch(
     service: CaptureService, items: list[dict[str, object]], trust: TrustContext
 ) -> CaptureBatchResponse:
     parsed = [_parse(i, raw) for i, raw in enumerate(items)]
-    service.lock_entities([p for p in parsed if isinstance(p, CaptureRequest)])
+    requests = [p for p in parsed if isinstance(p, CaptureRequest)]
+    service.lock_entities(requests)
+    service.questions.prefetch(_episode_scopes(requests))
     outcomes: list[CaptureResult | CaptureBatchItem] = []
     for i, p in enumerate(parsed):
         outcomes.append(_capture_item(service, i, p, trust))
@@ -85,6 +87,18 @@ def _capture_item(
             detail=f"items[{index}]: {exc.detail}",
         )
         return CaptureBatchItem(index=index, status=exc.status, problem=problem)
+
+
+def _episode_scopes(requests: list[CaptureRequest]) -> list[str]:
+    """The scopes the batch captures episodes into, whose latest stored episodes the
+    replies among them may answer (looked up at once: app/capture/replies.py)."""
+    scopes = {
+        r.scope
+        for r in requests
+        if r.scope is not None
+        and classify(r.source_kind, r.proposed_type).memory_type is MemoryType.episodic
+    }
+    return sorted(scopes)
 
 
 def _may_update(request: CaptureRequest) -> bool:

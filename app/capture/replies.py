@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from app.capture import episodes_repository
 from app.enums import MemoryType
 from app.models import RecordRow
-from app.records import repository as record_repo
 from app.records.event_time import first_event_time
 from app.records.payload_json import StoredJson
 from app.records.search_text import MAX_SEARCH_CHARS, own_texts, questions_asked
@@ -48,6 +48,18 @@ class QuestionsBefore:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.captured: dict[str, list[RecordRow]] = {}
+        # The stored latest episode of each scope looked up beforehand (`prefetch`), None
+        # where the scope held none; other scopes are looked up one at a time.
+        self.stored: dict[str, _Episode | None] = {}
+
+    def prefetch(self, scopes: list[str]) -> None:
+        """Look up the latest stored episode of each of `scopes` at once (a batch, before
+        it writes any of its own: each later finds its scope's previous episode among
+        the staged ones)."""
+        found = episodes_repository.latest_episodes(self.session, scopes)
+        for scope in scopes:
+            stored = found.get(scope)
+            self.stored[scope] = _stored(stored) if stored is not None else None
 
     def add_to(self, episode: RecordRow) -> None:
         """Add the questions the episode before `episode` asked to its search text (and
@@ -74,11 +86,15 @@ class QuestionsBefore:
         staged = self.captured.get(scope)
         if staged:
             return _episode(staged[-1])
-        stored = record_repo.latest_episode(self.session, scope, other_than=episode_id)
-        if stored is None:
-            return None
-        record_id, payload, sensitivity, created_at = stored
-        return _Episode(record_id, payload or {}, sensitivity, created_at)
+        if scope in self.stored:
+            return self.stored[scope]
+        stored = episodes_repository.latest_episode(self.session, scope, other_than=episode_id)
+        return _stored(stored) if stored is not None else None
+
+
+def _stored(found: episodes_repository.Episode) -> _Episode:
+    record_id, payload, sensitivity, created_at = found
+    return _Episode(record_id, payload or {}, sensitivity, created_at)
 
 
 def _episode(row: RecordRow) -> _Episode:

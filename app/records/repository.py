@@ -32,12 +32,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app import json_codec, write_behind
 from app.audit import repository as audit_repo
 from app.audit.repository import trail_of
-from app.db import column_rows, dialect_of, prepared
-from app.enums import LIVE_STATUSES
+from app.db import dialect_of, prepared
 from app.models import AuditRow, ProvenanceRow, RecordRow, RelationRow, TagRow, staging
 from app.models.clauses import among as among
-from app.models.clauses import is_episode, visibility_params, written_int
 from app.models.clauses import off_index as off_index
+from app.models.clauses import visibility_params
 from app.models.clauses import visible as visible
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.clauses import query_clauses as query_clauses
@@ -349,39 +348,3 @@ def set_status(session: Session, ids: list[str], status: str, now: float) -> Non
         .execution_options(synchronize_session=False)
     )
     session.execute(stmt)
-
-
-def latest_episode(
-    session: Session, scope: str, other_than: str
-) -> tuple[str, StoredJson | None, int, float] | None:
-    """(id, payload, sensitivity, created_at) of the live episodic record of `scope`
-    captured last, other than `other_than` (the episodes' index on scope and created_at,
-    read backwards); None when the scope holds none."""
-    stmt = _latest_episode_statement(dialect_of(session))
-    params = {"scope": scope, "other_than": other_than, "statuses": list(LIVE_STATUSES)}
-    row = column_rows(session, stmt, params).first()
-    return (row[0], row[1], row[2], row[3]) if row is not None else None
-
-
-@cache
-def _latest_episode_statement(dialect: str) -> Select[str, dict[str, object], int, float]:
-    """Built once per dialect (building it and its cache key cost more than running it);
-    prepared on PostgreSQL: whatever the scope, its plan is one backward walk of the
-    episodes' (scope, created_at, id) index. (Before it, SQLite had to be kept off the
-    type index, which it walked through every scope's episodes, newest first.)"""
-    r = RecordRow
-    stmt = (
-        select(r.id, r.payload, r.sensitivity, r.created_at)
-        .where(
-            r.scope == bindparam("scope"),
-            is_episode(),  # the episodes' own index, walked backwards (migration 0017)
-            status_of(dialect, LIVE_STATUSES).in_(bindparam("statuses", expanding=True)),
-            r.id != bindparam("other_than"),
-        )
-        # The tie-break on id is the index's own order, and no other index gives it:
-        # without it SQLite with no statistics (a new store) walked the (type, created_at)
-        # index for the literal type instead, every scope's episodes newest first.
-        .order_by(r.created_at.desc(), r.id.desc())
-        .limit(written_int(1))  # for PostgreSQL's generic plan
-    )
-    return prepared(stmt)
