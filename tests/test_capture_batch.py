@@ -7,13 +7,14 @@ import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import event as sqlalchemy_event
+from sqlalchemy import func, select, text
 
 from app.db import Database
 from app.enums import Sensitivity
 from app.models import AuditRow, RecordRow
 from app.trust import TrustContext
-from tests.conftest import auth
+from tests.conftest import app_state, auth
 from tests.lifecycle_support import record_count
 
 W = auth("writer")  # ceiling high
@@ -350,3 +351,48 @@ def test_a_batch_of_one_is_stored(client: TestClient, db: Database) -> None:
     record_id = r.json()["results"][0]["result"]["primary_record"]["id"]
     assert client.get(f"/v1/records/{record_id}", headers=W).status_code == 200
     assert record_count(db) == 1
+
+
+def test_a_batch_looks_its_names_up_by_the_terms_index(client: TestClient, db: Database) -> None:
+    """A batch reads the stored entities of all its names in one statement: each (scope,
+    name) by the entity terms' index, its record by key. (With the names as a row-value
+    IN list, SQLite walked every live record through the status index instead: 109 ms
+    for 400 names at 200,000 records.)"""
+    items = [
+        event(f"met P{i}", content={"entities": [f"P{i}"]}, scope=f"s{i % 3}") for i in range(60)
+    ]
+    items += [event(f"note {i}", scope=f"s{i % 3}") for i in range(240)]
+    assert post_batch(client, items).status_code == 200
+    if db.dialect == "sqlite":  # no statistics (a new store): an index on status looks
+        with db.transaction() as session:  # as selective as the names' own
+            session.execute(text("DELETE FROM sqlite_stat1"))
+            session.execute(text("ANALYZE sqlite_schema"))
+    again = [
+        event(f"P{i} again", content={"entities": [f"P{i}"]}, scope=f"s{i % 3}")
+        for i in range(0, 60, 7)
+    ]
+    seen: list[tuple[str, Any]] = []
+
+    def keep(_c: Any, _cur: Any, statement: str, parameters: Any, *_rest: Any) -> None:
+        seen.append((statement, parameters))
+
+    engine = app_state(client).db.engine
+    sqlalchemy_event.listen(engine, "before_cursor_execute", keep)
+    try:
+        r = post_batch(client, again)
+    finally:
+        sqlalchemy_event.remove(engine, "before_cursor_execute", keep)
+    assert r.status_code == 200 and r.json()["failed"] == 0, r.text
+    created = [x["result"]["created_records"] for x in r.json()["results"]]
+    assert created == [[]] * len(again)  # every name resolved to its stored entity
+    [(statement, parameters)] = [
+        s for s in seen if s[0].startswith("SELECT entity_terms.scope, entity_terms.term")
+    ]
+    if db.dialect != "sqlite":
+        return  # PostgreSQL plans tables this small by their size, not by the statement
+    with db.transaction() as session:
+        rows = session.connection().exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+        plan = [str(row[-1]) for row in rows]
+    assert any("ix_entity_terms_scope_term" in line for line in plan), plan
+    assert not any("ix_records_status" in line for line in plan), plan
+    assert any("sqlite_autoindex_records_1" in line for line in plan), plan  # by key

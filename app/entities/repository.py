@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from sqlalchemy import Select, select, tuple_
+from sqlalchemy import Select, and_, bindparam, func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import column_rows, dialect_of, lock_texts, prepared
 from app.entities.clauses import NameMatch, matching_params, matching_select
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow, staging
-from app.models.clauses import visible
+from app.models.clauses import TextArray, visible
+from app.records.clauses import status_of
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -71,26 +74,46 @@ def live_entities_named(
 ) -> list[tuple[tuple[str, str], str, float, int]]:
     """((scope, term), record id, created_at, sensitivity) of every live entity record
     named by one of `keys` (scope "" for unscoped, normalized terms): what `resolve`
-    chooses from, for many names at once."""
+    chooses from, for many names at once (a batch's)."""
     if not keys:
         return []
-    stmt = (
-        select(
-            EntityTermRow.scope,
-            EntityTermRow.term,
-            RecordRow.id,
-            RecordRow.created_at,
-            RecordRow.sensitivity,
-        )
-        .join(RecordRow, RecordRow.id == EntityTermRow.record_id)
-        .where(
-            tuple_(EntityTermRow.scope, EntityTermRow.term).in_(list(keys)),
-            RecordRow.status.in_(LIVE_STATUSES),
-        )
+    dialect = dialect_of(session)
+    listed = sorted(set(keys))
+    if dialect == "sqlite":
+        params: dict[str, object] = {"keys": json.dumps(listed)}
+    else:
+        params = {"scopes": [k[0] for k in listed], "terms": [k[1] for k in listed]}
+    rows = column_rows(session, _named_statement(dialect), {**params, "statuses": LIVE})
+    return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in rows]
+
+
+LIVE = list(LIVE_STATUSES)
+
+
+@cache
+def _named_statement(dialect: str) -> Select[str, str, str, float, int]:
+    """The entity terms of the listed (scope, term) keys, each looked up by the (scope,
+    term) index, joined to their live records by primary key. The keys are a table: a
+    JSON list of pairs read by json_each on SQLite, two arrays on PostgreSQL. (As
+    `(scope, term) IN (VALUES ...)` SQLite scanned every live record through the status
+    index instead, 109 ms for a batch's 400 names at 200,000 records.)"""
+    scope: ColumnElement[str]
+    term: ColumnElement[str]
+    if dialect == "sqlite":
+        pairs = func.json_each(bindparam("keys")).table_valued("value").alias("pairs")
+        scope = func.json_extract(pairs.c.value, "$[0]")
+        term = func.json_extract(pairs.c.value, "$[1]")
+    else:
+        arrays = (bindparam("scopes", type_=TextArray()), bindparam("terms", type_=TextArray()))
+        pairs = func.unnest(*arrays).table_valued("scope", "term").render_derived(name="pairs")
+        scope, term = pairs.c.scope, pairs.c.term
+    t, r = EntityTermRow, RecordRow
+    on_term = and_(t.scope == scope, t.term == term)
+    return (
+        select(t.scope, t.term, r.id, r.created_at, r.sensitivity)
+        .select_from(pairs.join(t, on_term).join(r, r.id == t.record_id))
+        .where(status_of(dialect, LIVE_STATUSES).in_(bindparam("statuses", expanding=True)))
     )
-    return [
-        ((scope, term), rid, at, rank) for scope, term, rid, at, rank in column_rows(session, stmt)
-    ]
 
 
 def matching_terms(
