@@ -614,6 +614,46 @@ def twenty_ninth_session() -> list[Figure]:
     return figures
 
 
+THIRTIETH = ("1bd7b42", "765cd62", "2686dc1")  # the start, the rescoring, the batch's reads
+
+
+def thirtieth_session() -> list[Figure]:
+    """One-client cost on this machine at the start (latency-{store}-2000-1bd7b42.json,
+    rows `{op}, thirtieth`: p50 / statements / CPU), and SQLite at 200,000 records run by
+    run (scale-sqlite-200000-{THIRTIETH}.json), rows named `…, 200k, thirtieth`."""
+    figures = []
+    for col, store in enumerate(STORES):
+        f = f"latency-{store}-2000-1bd7b42.json"
+        for op, x in load(f)["operations"].items():
+            cells = (f"{x['p50_ms']:.1f}", f"{x['statements']:.0f}", f"{x['cpu_ms']:.1f}")
+            for j, cell in enumerate(cells):
+                figures.append(Figure(f"{f}: {op}", cell, f"{op}, thirtieth", 1 + 3 * col + j))
+    runs = [load(f"scale-sqlite-200000-{c}.json") for c in THIRTIETH]
+    rows = {
+        "one scope, context on, 200k, thirtieth": lambda d: ms1(
+            d["retrieve_ms"]["one_scope_expand"]
+        ),
+        "all scopes, context on, 200k, thirtieth": lambda d: ms1(
+            d["retrieve_ms"]["all_scopes_expand"]
+        ),
+        "graph retrieve, 200k, thirtieth": lambda d: ms1(d["graph_retrieve_ms"]),
+        "retrieves/s at 1 / 8 / 32 clients, 200k, thirtieth": lambda d: " / ".join(
+            f"{d['retrieve_throughput'][c]['rps']:.0f}" for c in ("c1", "c8", "c32")
+        ),
+        "batch records/s, 200k, thirtieth": lambda d: f"{d['capture_batch']['records_per_s']:.0f}",
+    }
+    for row, cell in rows.items():
+        for col, (commit, data) in enumerate(zip(THIRTIETH, runs, strict=True), 1):
+            f = f"scale-sqlite-200000-{commit}.json"
+            figures.append(Figure(f"{f}: {row}", cell(data), row, col))
+    return figures
+
+
+def ms1(entry: dict[str, float]) -> str:
+    """p50 / p95 to a tenth of a millisecond."""
+    return f"{entry['p50_ms']:.1f} / {entry['p95_ms']:.1f}"
+
+
 def million_scope_runs() -> list[Figure]:
     """The 1M PostgreSQL store's one-scope retrieve, run by run (new, old, new)."""
     figures = []
@@ -645,6 +685,7 @@ FIGURES = (
     + twenty_seventh_session()
     + twenty_eighth_session()
     + twenty_ninth_session()
+    + thirtieth_session()
 )
 
 
