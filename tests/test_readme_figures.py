@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -629,7 +630,7 @@ def thirtieth_session() -> list[Figure]:
             for j, cell in enumerate(cells):
                 figures.append(Figure(f"{f}: {op}", cell, f"{op}, thirtieth", 1 + 3 * col + j))
     runs = [load(f"scale-sqlite-200000-{c}.json") for c in THIRTIETH]
-    rows = {
+    rows: dict[str, Callable[[dict[str, Any]], str]] = {
         "one scope, context on, 200k, thirtieth": lambda d: ms1(
             d["retrieve_ms"]["one_scope_expand"]
         ),
@@ -642,10 +643,10 @@ def thirtieth_session() -> list[Figure]:
         ),
         "batch records/s, 200k, thirtieth": lambda d: f"{d['capture_batch']['records_per_s']:.0f}",
     }
-    for row, cell in rows.items():
+    for row, cell_of in rows.items():
         for col, (commit, data) in enumerate(zip(THIRTIETH, runs, strict=True), 1):
             f = f"scale-sqlite-200000-{commit}.json"
-            figures.append(Figure(f"{f}: {row}", cell(data), row, col))
+            figures.append(Figure(f"{f}: {row}", cell_of(data), row, col))
     return figures
 
 
