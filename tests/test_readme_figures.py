@@ -647,6 +647,14 @@ def thirtieth_session() -> list[Figure]:
         for col, (commit, data) in enumerate(zip(THIRTIETH, runs, strict=True), 1):
             f = f"scale-sqlite-200000-{commit}.json"
             figures.append(Figure(f"{f}: {row}", cell_of(data), row, col))
+    for commit_col, commit in enumerate(THIRTIETH[1:], 1):  # PostgreSQL 100k, fresh stores
+        f = f"scale-postgres-100000-{commit}.json"
+        data = load(f)
+        for row, cell_of in rows.items():
+            if "all scopes" in row or "graph" in row:
+                continue
+            pg_row = row.replace("200k", "100k")
+            figures.append(Figure(f"{f}: {pg_row}", cell_of(data), pg_row, commit_col))
     return figures
 
 
