@@ -615,7 +615,7 @@ def twenty_ninth_session() -> list[Figure]:
     return figures
 
 
-THIRTIETH = ("1bd7b42", "765cd62", "2686dc1")  # the start, the rescoring, the batch's reads
+THIRTIETH = ("1bd7b42", "6b01d99", "2686dc1")  # the start, the rescoring, the batch's reads
 
 
 def thirtieth_session() -> list[Figure]:
