@@ -108,14 +108,13 @@ def test_without_a_lexical_match_the_look_up_still_answers(client: TestClient) -
     assert sorted(m.readable for m in inside.names) == [False, True]
 
 
+@pytest.mark.parametrize("store", ["sqlite"])  # the rescoring statement is SQLite's (FTS5)
 def test_a_scope_s_rescoring_returns_its_own_matches_only(client: TestClient) -> None:
     """The rescoring without the unscored names scores the matches between the lowest and
     highest rowid of the best ones; where scopes interleave (here a and b alternate) that
     range holds other scopes' matches, which must not come back as rows (at 200,000
     records a one-scope retrieve stepped 3,600 such rows to keep 70)."""
     state = app_state(client)
-    if state.db.engine.dialect.name != "sqlite":
-        pytest.skip("the rescoring statement is SQLite's (FTS5)")
     _store(client)
     for i in range(6):  # more matches of both scopes, alternating
         capture(client, f"Alice at the garden party, take {i}", scope="ab"[i % 2])
