@@ -647,6 +647,14 @@ def thirtieth_session() -> list[Figure]:
         for col, (commit, data) in enumerate(zip(THIRTIETH, runs, strict=True), 1):
             f = f"scale-sqlite-200000-{commit}.json"
             figures.append(Figure(f"{f}: {row}", cell_of(data), row, col))
+    for store in STORES:
+        f = f"embedding-{store}-42d71e5.json"
+        figures.append(Figure(f, f"{load(f)['worker']['records_per_s']:.1f}"))
+    ramp = load("load-postgres-42d71e5.json")
+    f, peak = "load-postgres-42d71e5.json", ramp["peak_goodput_rps"]
+    figures.append(Figure(f"{f}: peak_goodput_rps", f"peaked at {peak:.1f} 2xx/s"))
+    at_256 = f"held {ramp['goodput_at_256_of_peak'] * 100:.0f} % of that"
+    figures.append(Figure(f"{f}: goodput_at_256_of_peak", at_256))
     for commit_col, commit in enumerate(THIRTIETH[1:], 1):  # PostgreSQL 100k, fresh stores
         f = f"scale-postgres-100000-{commit}.json"
         data = load(f)
