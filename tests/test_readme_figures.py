@@ -650,6 +650,8 @@ def thirtieth_session() -> list[Figure]:
     for store in STORES:
         f = f"embedding-{store}-42d71e5.json"
         figures.append(Figure(f, f"{load(f)['worker']['records_per_s']:.1f}"))
+    f = "consolidation-sqlite-50000-25aa88a.json"
+    figures.append(Figure(f, f"ran at {load(f)['runs'][0]['episodes_per_s']:.1f} episodes/s"))
     ramp = load("load-postgres-42d71e5.json")
     f, peak = "load-postgres-42d71e5.json", ramp["peak_goodput_rps"]
     figures.append(Figure(f"{f}: peak_goodput_rps", f"peaked at {peak:.1f} 2xx/s"))
