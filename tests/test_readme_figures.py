@@ -657,6 +657,13 @@ def thirtieth_session() -> list[Figure]:
     figures.append(Figure(f"{f}: peak_goodput_rps", f"peaked at {peak:.1f} 2xx/s"))
     at_256 = f"held {ramp['goodput_at_256_of_peak'] * 100:.0f} % of that"
     figures.append(Figure(f"{f}: goodput_at_256_of_peak", at_256))
+    for col, commit in enumerate(("d7132b1", "c13d1f8"), 1):  # PostgreSQL 1M, fresh builds
+        f = f"scale-postgres-1000000-{commit}.json"
+        data = load(f)
+        for row, cell_of in rows.items():
+            if "graph" not in row:
+                big_row = row.replace("200k", "1M")
+                figures.append(Figure(f"{f}: {big_row}", cell_of(data), big_row, col))
     for commit_col, commit in enumerate(THIRTIETH[1:], 1):  # PostgreSQL 100k, fresh stores
         f = f"scale-postgres-100000-{commit}.json"
         data = load(f)
