@@ -16,8 +16,7 @@ from sqlalchemy.orm import Session, aliased
 from app.db import column_rows, dialect_of, prepared
 from app.enums import LIVE_STATUSES
 from app.models import RecordRow
-from app.models.clauses import TextArray, is_episode, off_index, written_int
-from app.records.clauses import status_of
+from app.models.clauses import TextArray, is_episode, status_of, written_int
 from app.records.payload_json import StoredJson
 
 Episode = tuple[str, StoredJson | None, int, float]  # id, payload, sensitivity, created_at
@@ -87,15 +86,14 @@ def _latest_episodes_statement(
         scopes = bindparam("scopes", type_=TextArray())
         listed = func.unnest(scopes).table_valued("value").render_derived(name="listed")
     walked = aliased(RecordRow, name="walked")
-    status = walked.status.expression
-    if dialect == "sqlite":
-        status = off_index(status)  # as `status_of` keeps SQLite off the status index
     latest = (
         select(walked.id)
         .where(
             walked.scope == listed.c.value,
             is_episode(walked),
-            status.in_(bindparam("statuses", expanding=True)),
+            status_of(dialect, LIVE_STATUSES, walked.status.expression).in_(
+                bindparam("statuses", expanding=True)
+            ),
         )
         .order_by(walked.created_at.desc(), walked.id.desc())
         .limit(written_int(1))

@@ -16,7 +16,7 @@ from app.db import column_rows, dialect_of, lock_texts, prepared
 from app.entities.clauses import NameMatch, matching_params, matching_select
 from app.enums import LIVE_STATUSES
 from app.models import EntityTermRow, RecordRow, staging
-from app.models.clauses import TextArray, off_index, visible
+from app.models.clauses import TextArray, status_of, visible
 from app.trust import Visibility
 
 # The first half of the two-key advisory locks that serialize entity creation per name
@@ -78,15 +78,13 @@ def live_entities_named(
         return []
     dialect = dialect_of(session)
     listed = sorted(set(keys))
+    params: dict[str, object] = {"statuses": list(LIVE_STATUSES)}
     if dialect == "sqlite":
-        params: dict[str, object] = {"keys": json.dumps(listed)}
+        params["keys"] = json.dumps(listed)
     else:
-        params = {"scopes": [k[0] for k in listed], "terms": [k[1] for k in listed]}
-    rows = column_rows(session, _named_statement(dialect), {**params, "statuses": LIVE})
+        params |= {"scopes": [k[0] for k in listed], "terms": [k[1] for k in listed]}
+    rows = column_rows(session, _named_statement(dialect), params)
     return [((scope, term), rid, at, rank) for scope, term, rid, at, rank in rows]
-
-
-LIVE = list(LIVE_STATUSES)
 
 
 @cache
@@ -108,12 +106,10 @@ def _named_statement(dialect: str) -> Select[str, str, str, float, int]:
         scope, term = pairs.c.scope, pairs.c.term
     t, r = EntityTermRow, RecordRow
     on_term = and_(t.scope == scope, t.term == term)
-    # As records.clauses.status_of reads it for live statuses: SQLite kept off the index.
-    status = off_index(r.__table__.c.status) if dialect == "sqlite" else r.__table__.c.status
     return (
         select(t.scope, t.term, r.id, r.created_at, r.sensitivity)
         .select_from(pairs.join(t, on_term).join(r, r.id == t.record_id))
-        .where(status.in_(bindparam("statuses", expanding=True)))
+        .where(status_of(dialect, LIVE_STATUSES).in_(bindparam("statuses", expanding=True)))
     )
 
 

@@ -34,6 +34,7 @@ from sqlalchemy.types import TypeDecorator
 
 from app import json_codec
 from app.decay_math import LN2, LN_SMALLEST
+from app.enums import Status
 from app.models import RecordRow
 from app.trust import Visibility
 
@@ -85,6 +86,26 @@ def off_index(column: ColumnElement[str]) -> ColumnElement[str]:
     """`column` as SQLite's planner will not use an index for (a unary +): the condition
     on it is then checked on the rows another index found."""
     return UnaryExpression(column, operator=custom_op("+"), type_=String())
+
+
+def status_of(
+    dialect: str, statuses: Sequence[str], column: ColumnElement[str] | None = None
+) -> ColumnElement[str]:
+    """The status column (`column`: of an aliased records table) as a filter on
+    `statuses` should read it. Nearly every record is active, but SQLite's sampled
+    statistics (ANALYZE under analysis_limit, no STAT4) count about a thousand records
+    per status: with a few hundred candidate ids it then scanned the status index instead
+    of looking the ids up (126 ms instead of 3 at 200,000 records). A unary + keeps SQLite
+    off that index whenever active records are wanted; the index still finds the rare
+    retracted or superseded ones."""
+    return status_column(dialect, Status.active.value in statuses, column)
+
+
+def status_column(
+    dialect: str, active_wanted: bool, column: ColumnElement[str] | None = None
+) -> ColumnElement[str]:
+    status: ColumnElement[str] = RecordRow.__table__.c.status if column is None else column
+    return off_index(status) if dialect == "sqlite" and active_wanted else status
 
 
 def checked_only(cond: ColumnElement[bool]) -> ColumnElement[bool]:

@@ -17,23 +17,9 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.enums import Status
 from app.models import RecordRow, TagRow
-from app.models.clauses import current_salience_sql, off_index, read_rule
+from app.models.clauses import current_salience_sql, read_rule, status_column
+from app.models.clauses import status_of as status_of
 from app.records.filters import RecordQuery
-
-
-def status_of(dialect: str, statuses: Sequence[str]) -> ColumnElement[str]:
-    """The status column as a filter on `statuses` should read it. Nearly every record is
-    active, but SQLite's sampled statistics (ANALYZE under analysis_limit, no STAT4) count
-    about a thousand records per status: with a few hundred candidate ids it then scanned
-    the status index instead of looking the ids up (126 ms instead of 3 at 200,000
-    records). A unary + keeps SQLite off that index whenever active records are wanted;
-    the index still finds the rare retracted or superseded ones."""
-    return _status_column(dialect, Status.active.value in statuses)
-
-
-def _status_column(dialect: str, active_wanted: bool) -> ColumnElement[str]:
-    column: ColumnElement[str] = RecordRow.__table__.c.status
-    return off_index(column) if dialect == "sqlite" and active_wanted else column
 
 
 def tags_all_clause(tags: Sequence[str]) -> ColumnElement[bool]:
@@ -134,7 +120,7 @@ def _clauses(shape: FilterShape, param: Param) -> list[ColumnElement[bool]]:
     if shape.sensitivities:
         clauses.append(RecordRow.sensitivity.in_(param("f_sensitivities", True)))
     if shape.statuses:
-        status = _status_column(shape.dialect, shape.active_wanted)
+        status = status_column(shape.dialect, shape.active_wanted)
         clauses.append(status.in_(param("f_statuses", True)))
     now = param("f_now", False)
     if shape.min_salience:
