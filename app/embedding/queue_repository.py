@@ -57,8 +57,9 @@ def claim_batch(session: Session, limit: int, now: float, lease_s: float) -> lis
         .order_by(RecordRow.created_at, RecordRow.id)
         .limit(limit)
         # PostgreSQL: a worker claiming at the same moment takes the next records instead
-        # of waiting for the same ones (SQLite: claims are writes, one at a time).
-        .with_for_update(skip_locked=True)
+        # of waiting for the same ones (SQLite: claims are writes, one at a time). NO KEY
+        # UPDATE (`key_share`), as for every lock of the worker: see `still_pending`.
+        .with_for_update(skip_locked=True, key_share=True)
     )
     found = [PendingRecord(*row) for row in session.execute(candidates)]
     if not found:
@@ -88,14 +89,19 @@ def release(session: Session, ids: Sequence[str], until: float) -> None:
 
 
 def still_pending(session: Session, ids: Sequence[str]) -> set[str]:
-    """Ids of the batch that still exist and are still pending, locked until commit."""
+    """Ids of the batch that still exist and are still pending, locked until commit
+    against other writers of those rows (an edit, a forget). FOR NO KEY UPDATE on
+    PostgreSQL, not FOR UPDATE: a capture that mentions one of these records (an entity)
+    writes an edge from it, whose foreign-key check takes a KEY SHARE lock that FOR UPDATE
+    would hold until this transaction, with its HNSW inserts, commits (or the capture's
+    lock timeout answers 503). tests/test_worker_row_locks_pg.py."""
     if not ids:
         return set()
     stmt = (
         select(RecordRow.id)
         .where(RecordRow.id.in_(list(ids)), RecordRow.embedding_status == "pending")
         .order_by(RecordRow.id)
-        .with_for_update()
+        .with_for_update(key_share=True)
     )
     return set(session.scalars(stmt))
 

@@ -73,7 +73,7 @@ def active_facts(
             status_of(dialect, [Status.active.value]) == Status.active.value,
             visible(vis),
         )
-        .with_for_update()
+        .with_for_update(key_share=True)  # as `repository.lock`
         .execution_options(populate_existing=True)
     )
     if other_than:

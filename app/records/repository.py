@@ -217,16 +217,20 @@ def get_many_loaded(session: Session, ids: Sequence[str]) -> dict[str, RecordRow
     return found | get_many(session, missing)
 
 
-def lock(session: Session, ids: Sequence[str]) -> dict[str, RecordRow]:
-    """Load rows for update (SELECT … FOR UPDATE on PostgreSQL; SQLite's write lock is
-    already held by BEGIN IMMEDIATE). Rows are locked in id order to avoid deadlocks."""
+def lock(session: Session, ids: Sequence[str], *, deleting: bool = False) -> dict[str, RecordRow]:
+    """Load rows for update (SELECT … FOR NO KEY UPDATE on PostgreSQL, FOR UPDATE when
+    `deleting` them; SQLite's write lock is already held by BEGIN IMMEDIATE). Rows are
+    locked in id order to avoid deadlocks. NO KEY UPDATE when the holder changes columns,
+    never the key: a capture that writes an edge from one of these records (its
+    foreign-key check: KEY SHARE) need not wait for this transaction
+    (tests/test_worker_row_locks_pg.py)."""
     if not ids:
         return {}
     stmt = (
         select(RecordRow)
         .where(RecordRow.id.in_(sorted(set(ids))))
         .order_by(RecordRow.id)
-        .with_for_update()
+        .with_for_update(key_share=not deleting)
         .execution_options(populate_existing=True)
     )
     return {r.id: r for r in session.scalars(stmt)}

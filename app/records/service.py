@@ -250,7 +250,7 @@ class RecordService:
         """Explicit deletion: `never` records refuse (409); the audit trail survives the
         row and ends with a `delete` entry carrying a snapshot of the record."""
         self.require_writable(record_id, trust)
-        row = record_repo.lock(self.session, [record_id]).get(record_id)
+        row = record_repo.lock(self.session, [record_id], deleting=True).get(record_id)
         if row is None:
             raise NotFound(f"No record {record_id!r}.")
         if row.deletion_policy == "never":
