@@ -16,6 +16,7 @@ from sqlalchemy import event, text
 from app import deadline
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
+from app.embedding.unit import unit_vector
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_repository
@@ -295,3 +296,37 @@ def test_a_scopes_nearest_carry_their_headers(
                 )
     finally:
         db.dispose()
+
+
+def test_vectors_travel_in_binary_and_read_back_exactly(
+    db_with_vectors: tuple[Database, list[str]],
+) -> None:
+    """Stored vectors and the query vector are sent in pgvector's binary form (no text
+    parameter reaches the server), and what is stored is the float32 value written."""
+    db, ids = db_with_vectors
+    exact = np.random.default_rng(7).standard_normal(len(QUERY)).astype(np.float32)
+    exact /= np.linalg.norm(exact)
+    sent: list[Any] = []
+
+    def keep_params(conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
+        sent.append(params)
+
+    event.listen(db.engine, "before_cursor_execute", keep_params)
+    try:
+        with db.transaction() as s:
+            queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[0], exact.tolist())])
+        found, _ = search(db, 5, 40)
+        with db.transaction() as s:
+            raw = s.scalar(
+                text("SELECT vector_send(embedding) FROM record_embeddings WHERE record_id = :r"),
+                {"r": ids[0]},
+            )
+    finally:
+        event.remove(db.engine, "before_cursor_execute", keep_params)
+    stored = np.frombuffer(raw, dtype=">f4", offset=4)
+    assert stored.tolist() == unit_vector(exact.tolist()).tolist()
+    assert found[ids[5]] == pytest.approx(1.0)  # QUERY is axis 5
+    values = [v for p in sent for row in (p if isinstance(p, list) else [p]) for v in row.values()]
+    vectors = [v for v in values if isinstance(v, bytes) and not isinstance(v, str)]
+    assert vectors and all(type(v).__name__ == "VectorBinary" for v in vectors)
+    assert not any(isinstance(v, str) and v.startswith("[") for v in values)

@@ -6,7 +6,6 @@ column) are created by the migration, not declared here (migrations/versions/000
 
 from __future__ import annotations
 
-from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -27,6 +26,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from app.decay_math import current_salience, expiry
+from app.models.binary_vector import BinaryVector
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
 # SQLite only auto-increments INTEGER PRIMARY KEY, PostgreSQL wants BIGINT for audit ids.
@@ -289,7 +289,7 @@ pg_embeddings = table(
     "record_embeddings",
     column("record_id", String),
     column("model", String),
-    column("embedding", Vector()),
+    column("embedding", BinaryVector()),
     column("vector"),
     column("scope", String),
 )
