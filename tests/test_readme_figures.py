@@ -675,6 +675,46 @@ def thirtieth_session() -> list[Figure]:
     return figures
 
 
+THIRTY_FIRST = ("4c769da", "4adc860")  # the start (fresh store), the worker's row locks
+
+
+def thirty_first_session() -> list[Figure]:
+    """PostgreSQL at 100,000 records, the start against the end of the row-lock change
+    (scale-postgres-100000-{THIRTY_FIRST}.json), rows named `…, 100k, thirty-first`; the
+    candidate pool tried at 100 (locomo-sqlite-pool100-4c769da.json)."""
+    figures = []
+    rows: dict[str, Callable[[dict[str, Any]], str]] = {
+        "one scope, context on, 100k, thirty-first": lambda d: ms1(
+            d["retrieve_ms"]["one_scope_expand"]
+        ),
+        "all scopes, context on, 100k, thirty-first": lambda d: ms1(
+            d["retrieve_ms"]["all_scopes_expand"]
+        ),
+        "retrieves/s at 1 / 8 / 32 clients, 100k, thirty-first": lambda d: " / ".join(
+            f"{d['retrieve_throughput'][c]['rps']:.0f}" for c in ("c1", "c8", "c32")
+        ),
+        "captures/s at 8 clients, 100k, thirty-first": lambda d: (
+            f"{d['capture_single_c8']['rps']:.0f}"
+        ),
+        "batch items/s, 100k, thirty-first": lambda d: f"{d['capture_batch']['items_per_s']:.0f}",
+        "batch p50 / p99 ms, 100k, thirty-first": lambda d: (
+            f"{d['capture_batch']['batch_ms']['p50_ms']:.0f} / "
+            f"{d['capture_batch']['batch_ms']['p99_ms']:.0f}"
+        ),
+        "worker records/s after the captures, 100k, thirty-first": lambda d: (
+            f"{d['embedding']['records_per_s']:.1f}"
+        ),
+    }
+    for row, cell_of in rows.items():
+        for col, commit in enumerate(THIRTY_FIRST, 1):
+            f = f"scale-postgres-100000-{commit}.json"
+            figures.append(Figure(f"{f}: {row}", cell_of(load(f)), row, col))
+    f = "locomo-sqlite-pool100-4c769da.json"
+    recall = load(f)["service"]["recall_at_k"]["10"]
+    figures.append(Figure(f"{f}: recall_at_k.10", f"R@10 {recall:.4f}"))
+    return figures
+
+
 def ms1(entry: dict[str, float]) -> str:
     """p50 / p95 to a tenth of a millisecond."""
     return f"{entry['p50_ms']:.1f} / {entry['p95_ms']:.1f}"
@@ -712,6 +752,7 @@ FIGURES = (
     + twenty_eighth_session()
     + twenty_ninth_session()
     + thirtieth_session()
+    + thirty_first_session()
 )
 
 
