@@ -330,3 +330,20 @@ def test_vectors_travel_in_binary_and_read_back_exactly(
     vectors = [v for v in values if isinstance(v, bytes) and not isinstance(v, str)]
     assert vectors and all(type(v).__name__ == "VectorBinary" for v in vectors)
     assert not any(isinstance(v, str) and v.startswith("[") for v in values)
+
+
+@pytest.mark.parametrize("small", [True, False])
+def test_a_zero_vector_is_as_far_as_an_unrelated_one(
+    db_with_vectors: tuple[Database, list[str]], small: bool
+) -> None:
+    """A zero vector (a provider's answer for a text it could not read) scores 0, as an
+    orthogonal one does, whether an exact scan (1 - the inner product of the unit vectors
+    stored) or the HNSW walk found it; its cosine distance is NaN, which no ranking can
+    order."""
+    db, ids = db_with_vectors
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[3], [0.0] * len(QUERY))])
+    found, _ = search(db, 40, 40, small=small)
+    assert found[ids[5]] == pytest.approx(1.0)  # QUERY is axis 5
+    assert found[ids[3]] == 0.0
+    assert all(v == pytest.approx(0.0) for rid, v in found.items() if rid != ids[5])
