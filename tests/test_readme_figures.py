@@ -712,6 +712,20 @@ def thirty_first_session() -> list[Figure]:
     f = "locomo-sqlite-pool100-4c769da.json"
     recall = load(f)["service"]["recall_at_k"]["10"]
     figures.append(Figure(f"{f}: recall_at_k.10", f"R@10 {recall:.4f}"))
+    f = "locomo-postgres-eeac0a2.json"
+    recall = load(f)["service"]["recall_at_k"]["10"]
+    figures.append(Figure(f"{f}: recall_at_k.10", f"PostgreSQL R@10 {recall:.4f}"))
+    ramp = load("load-postgres-4adc860.json")
+    f, peak = "load-postgres-4adc860.json", ramp["peak_goodput_rps"]
+    figures.append(Figure(f"{f}: peak_goodput_rps", f"peaked at {peak:.1f} 2xx/s at 8 clients"))
+    at_256 = f"held {ramp['goodput_at_256_of_peak'] * 100:.0f} % of that at 256"
+    figures.append(Figure(f"{f}: goodput_at_256_of_peak", at_256))
+    for col, commit in enumerate(("4c769da", "eeac0a2")):  # one client, 2,000 records
+        f = f"latency-postgres-2000-{commit}.json"
+        for op, x in load(f)["operations"].items():
+            cells = (f"{x['p50_ms']:.1f}", f"{x['cpu_ms']:.1f}")
+            for j, cell in enumerate(cells):
+                figures.append(Figure(f"{f}: {op}", cell, f"{op}, thirty-first", 1 + 2 * col + j))
     return figures
 
 
