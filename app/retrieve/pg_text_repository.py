@@ -221,8 +221,16 @@ def _bm25_statement(
     stmt = stmt.order_by(best.c.score.desc(), best.c.id)
     # In a small scope the plan is the scope's rows whatever the words (the GIN index is
     # kept out, `_matching`): prepared, it is parsed once a connection, and planned once
-    # when PostgreSQL finds its generic plan no dearer than the custom ones.
-    return prepared(stmt) if small_scope else stmt
+    # when PostgreSQL finds its generic plan no dearer than the custom ones. So is the
+    # statement of a small store (`counted`, below LARGE_STORE records), across scopes
+    # too: its plan is the GIN index's matches whatever the words, and parsing and
+    # planning it had been 1.6 of its 6.4 ms of server time at 2,000 records. Its generic
+    # plan ran as fast as the custom ones on 60-80 logged LoCoMo questions, at 2,000
+    # records (median 3.95 against 4.18 ms) and on a store twice LARGE_STORE (49.3
+    # against 51.2, p90 80.0 against 79.2). Above LARGE_STORE the statement is another
+    # (`GIVEN`) and stays unprepared: one generic plan for it made BM25 822 ms at p95
+    # at a million records (DESIGN.md §9).
+    return prepared(stmt) if small_scope or counted else stmt
 
 
 def _newest_only(matched: Select[Any], newest: Newest, source: TermSource) -> Select[Any]:
