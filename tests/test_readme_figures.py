@@ -675,7 +675,7 @@ def thirtieth_session() -> list[Figure]:
     return figures
 
 
-THIRTY_FIRST = ("4c769da", "4adc860")  # the start (fresh store), the worker's row locks
+THIRTY_FIRST = ("4c769da", "4adc860", "88d3bbe")  # the start (fresh), row locks, the end
 
 
 def thirty_first_session() -> list[Figure]:
