@@ -347,3 +347,22 @@ def test_a_zero_vector_is_as_far_as_an_unrelated_one(
     assert found[ids[5]] == pytest.approx(1.0)  # QUERY is axis 5
     assert found[ids[3]] == 0.0
     assert all(v == pytest.approx(0.0) for rid, v in found.items() if rid != ids[5])
+
+
+def test_the_hnsw_walks_other_candidates_are_scored_by_a_prepared_look_up(
+    db_with_vectors: tuple[Database, list[str]],
+) -> None:
+    """The candidates the walk did not return (the lexical ones) get their similarities by
+    a look-up by key, prepared on the connection (parsed and planned once)."""
+    db, ids = db_with_vectors
+    records = RecordQuery(RecordFilter(statuses=["active"]), Visibility(4, None), time.time())
+    with db.transaction() as s:
+        found = vector_repo.nearest(
+            s, Tier.pgvector, lambda: QUERY, records, 5, [ids[30]], ef_search=40
+        )
+        prepared = [
+            str(stmt) for (stmt,) in s.execute(text("SELECT statement FROM pg_prepared_statements"))
+        ]
+    assert found[ids[5]] == pytest.approx(1.0) and found[ids[30]] == pytest.approx(0.0)
+    by_key = [p for p in prepared if "record_embeddings.record_id = ANY" in p]
+    assert len(by_key) == 1 and "<#>" in by_key[0]

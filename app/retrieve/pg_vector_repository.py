@@ -251,7 +251,15 @@ def _nearest_first(shape: _Shape, with_also: bool) -> Any:
 def _similarities(session: Session, ask: _Ask, ids: Sequence[str]) -> dict[str, float]:
     if not ids:
         return {}
-    return _read(session, ask, _of_ids(ask.shape), {"also": list(ids)})
+    return _read(session, ask, _of_ids_alone(ask.shape), {"also": list(ids)})
+
+
+@cache
+def _of_ids_alone(shape: _Shape) -> Select[Any]:
+    """`_of_ids` as a statement of its own (the HNSW walk's candidates lacking a
+    similarity): look-ups by key whatever the ids, so prepared (its parse and plan had been
+    ~0.3 ms of server time an all-scope retrieve at 100,000 records)."""
+    return prepared(_of_ids(shape))
 
 
 def similarities_of(q: np.ndarray, vectors: Mapping[str, np.ndarray]) -> dict[str, float]:
