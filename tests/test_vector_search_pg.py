@@ -17,6 +17,7 @@ from app import deadline
 from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.embedding.unit import unit_vector
+from app.models.binary_vector import VectorBinary
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import header_repository as header_repo
 from app.retrieve import pg_vector_repository
@@ -323,7 +324,7 @@ def test_vectors_travel_in_binary_and_read_back_exactly(
             )
     finally:
         event.remove(db.engine, "before_cursor_execute", keep_params)
-    stored = np.frombuffer(raw, dtype=">f4", offset=4)
+    stored = VectorBinary.decoded(raw)
     assert stored.tolist() == unit_vector(exact.tolist()).tolist()
     assert found[ids[5]] == pytest.approx(1.0)  # QUERY is axis 5
     values = [v for p in sent for row in (p if isinstance(p, list) else [p]) for v in row.values()]

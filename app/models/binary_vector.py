@@ -7,7 +7,8 @@ parses the floats back. Here a vector travels as `vector_recv` reads it: two 16-
 words (dimensions, unused) and the float4s, big-endian (0.6 µs). The parameter's type is
 left for PostgreSQL to infer from the statement (the column written, or the other side
 of a distance operator), so no type id need be looked up per database: the extension's
-type has a different one in each. Values read back keep pgvector's text form."""
+type has a different one in each. Values read back keep pgvector's text form, except
+those read as `vector_send` (`VectorBinary.decoded`: the same layout)."""
 
 from __future__ import annotations
 
@@ -33,13 +34,18 @@ class VectorBinary(bytes):
             raise ValueError(f"a vector has one dimension, not {arr.ndim}")
         return VectorBinary(struct.pack(">HH", arr.shape[0], 0) + arr.tobytes())
 
+    @staticmethod
+    def decoded(raw: bytes) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """The float32 vector of the same form as `vector_send` writes it."""
+        return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
+
 
 class _VectorBinaryDumper(Dumper):
     format = Format.BINARY
     oid = 0  # unknown: PostgreSQL infers `vector` from where the parameter stands
 
     def dump(self, obj: Any) -> bytes:
-        return bytes(obj)
+        return obj  # type: ignore[no-any-return]  # a VectorBinary: bytes already
 
 
 # On psycopg's global map, which every new connection copies.

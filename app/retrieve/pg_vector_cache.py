@@ -29,6 +29,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from app.engine_cache import PerEngine
+from app.models.binary_vector import VectorBinary
 from app.retrieve.pg_vector_repository import versioned_vectors
 
 Vector = np.ndarray[Any, np.dtype[np.float32]]
@@ -97,8 +98,5 @@ def cache_of(session: Session) -> VectorCache:
 
 
 def _decoded(raw: bytes | None) -> Vector | None:
-    """pgvector's binary form (`vector_send`: the dimensions and a reserved word, two bytes
-    each, then big-endian float4s) as a float32 array."""
-    if raw is None:
-        return None
-    return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
+    """A stored vector read as `vector_send` writes it, as a float32 array."""
+    return None if raw is None else VectorBinary.decoded(raw)

@@ -165,8 +165,8 @@ def _candidates(shape: _Shape, distance: Any = _DISTANCE) -> Select[Any]:
 
 @cache
 def _of_ids(shape: _Shape) -> Select[Any]:
-    """(record id, cosine distance, no header) of the records among the `also` ids that
-    have a vector."""
+    """(record id, distance (`_EXACT`), no header) of the records among the `also` ids
+    that have a vector."""
     return select(pg_embeddings.c.record_id, _EXACT, *shape.padding()).where(
         among_param(pg_embeddings.c.record_id, "also", "postgresql"),
         pg_embeddings.c.embedding.is_not(None),
