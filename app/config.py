@@ -174,6 +174,11 @@ class RankingSettings(BaseModel):
     # PostgreSQL + pgvector: stored vectors a process keeps per database for small scopes'
     # retrieves (retrieve/pg_vector_cache.py; ~1.6 kB each). 0: none, each reads its own.
     vector_cache_size: int = Field(default=20_000, ge=0, le=10_000_000)
+    # PostgreSQL + pgvector: a store of at most this many records has all its vectors kept
+    # in each API process as one matrix (retrieve/pg_matrix_repository.py; 4 bytes a
+    # dimension: ~77 MB at 50,000 records of 384 dimensions), searched exactly here
+    # instead of scanned or walked on the server. 0: never.
+    vector_matrix_size: int = Field(default=50_000, ge=0, le=10_000_000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     # The selector's weights of applicability, success rate and recency: the original's
     # three equal ones by default; [0.5, 0.3, 0.2] restores this service's earlier ones.

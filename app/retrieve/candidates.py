@@ -20,6 +20,7 @@ from app.entities.clauses import NameMatch, readable_ids
 from app.enums import MemoryType
 from app.records.filters import RecordQuery
 from app.retrieve import header_repository as header_repo
+from app.retrieve import pg_matrix_repository as pg_matrix
 from app.retrieve import pg_vector_cache, scope_sizes, vector_cache
 from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
@@ -30,6 +31,7 @@ from app.retrieve.pg_vector_repository import VECTOR_VERSION
 from app.retrieve.ranked import Candidates
 from app.retrieve.schemas import RetrieveRequest
 from app.retrieve.terms import name_candidates, unscored_names
+from app.retrieve.vector_cache import MatrixView
 from app.trust import TrustContext
 
 log = logging.getLogger("membrane.retrieve")
@@ -191,6 +193,7 @@ class CandidateSearch:
                 signature=signature,
                 carry=carry,
                 admitted_vectors=self._admitted_vectors(every),
+                matrix=self._matrix(every),
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
@@ -204,6 +207,19 @@ class CandidateSearch:
             return None
         size = self.settings.vector_cache_size
         return pg_vector_cache.cached_vectors(self.session, every.versions, size)
+
+    def _matrix(self, every: Admitted | None) -> MatrixView | None:
+        """PostgreSQL: every stored vector, from the process's matrix brought up to date,
+        when the store holds at most `vector_matrix_size` records (counted once a minute,
+        scope_sizes) and the scopes more than the candidate pool (`every`: fewer, read
+        already). A store that has grown past the size has its matrix dropped."""
+        size = self.settings.vector_matrix_size
+        if self.tier is not Tier.pgvector or every is not None or size <= 0:
+            return None
+        if not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
+            pg_matrix.forget(self.session)
+            return None
+        return pg_matrix.view(self.session)
 
     def _selective(self, records: RecordQuery, pool: int) -> bool:
         """Whether the filter may name few records, which SQLite's vector search then

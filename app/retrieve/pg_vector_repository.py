@@ -45,6 +45,7 @@ from app.retrieve.header_repository import (
     header_columns,
     mentioning_params,
 )
+from app.retrieve.vector_cache import MatrixView, nearest_in
 
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 # The version of a record's stored vector, as a column of a statement over `records`: the
@@ -124,14 +125,20 @@ def pg_nearest(
     admitted: Sequence[str] | None,
     carry: CarriedHeaders | None,
     admitted_vectors: Mapping[str, np.ndarray] | None = None,
+    matrix: MatrixView | None = None,
 ) -> dict[str, float]:
     """`vector_repository.nearest` on PostgreSQL, the query's unit vector `q` given
-    (`admitted_vectors`: the admitted records' stored vectors, from pg_vector_cache)."""
+    (`admitted_vectors`: the admitted records' stored vectors, from pg_vector_cache;
+    `matrix`: every stored vector, from pg_matrix_repository, searched here)."""
     ask = _Ask.of(q, records, carry)
     if admitted is not None and len(admitted) <= limit:
         if admitted_vectors is not None:  # no statement: scored here
             return similarities_of(q, admitted_vectors)
         return _similarities(session, ask, sorted({*admitted, *also}))
+    if matrix is not None:  # rows of no known scope (migration 0015) go with every scope
+        return nearest_in(
+            session, matrix, q, records, limit, also, carry=carry, unknown_scope=(None,)
+        )
     values = {"limit": limit, "window": limit + limit // 2, "also": sorted(set(also))}
     if small_scope:  # a small store, or scopes small enough to rank all their vectors
         return _read(session, ask, _nearest_first(ask.shape, bool(also)), values)

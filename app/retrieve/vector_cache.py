@@ -15,7 +15,7 @@ import numpy as np
 from sqlalchemy import Integer, Select, bindparam, literal_column, select, text
 from sqlalchemy.orm import Session
 
-from app.db import column_rows
+from app.db import column_rows, dialect_of
 from app.engine_cache import PerEngine
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
@@ -25,7 +25,7 @@ from app.retrieve.header_repository import CarriedHeaders
 
 
 @dataclass
-class _Matrix:
+class Matrix:
     """Unit vectors of one database, rows appended in record_embeddings rowid order."""
 
     removals: int = -1  # vector_removals.n when loaded (the change signature with max_rowid)
@@ -57,18 +57,28 @@ class _Matrix:
         self.in_scope.setdefault(scope, []).append(n)
         self.ids.append(rid)
 
-    def snapshot(self) -> _Snapshot:
+    def put(self, rid: str, vector: np.ndarray, scope: str | None) -> None:
+        """`append`, or the record's row overwritten in place when it has one (PostgreSQL
+        rewrites a vector in place; a record's scope never changes). A view taken before
+        sees the new vector too: it is the newer one."""
+        at = self.position.get(rid)
+        if at is None or self.buffer is None or vector.shape[0] != self.buffer.shape[1]:
+            self.append(rid, vector, scope)
+        else:
+            self.buffer[at] = vector
+
+    def snapshot(self) -> MatrixView:
         """A consistent view: later appends write past it or into a new buffer (a reset
         makes new containers; the view keeps the old)."""
         n = len(self.ids)
         view = self.buffer[:n] if self.buffer is not None else None
         # The lists are shared, not copied (200,000 ids were 0.28 ms a search): rows are
         # only appended to them, and a reset makes new ones.
-        return _Snapshot(view, self.ids, self.position, self.in_scope)
+        return MatrixView(view, self.ids, self.position, self.in_scope)
 
 
 @dataclass(frozen=True)
-class _Snapshot:
+class MatrixView:
     matrix: np.ndarray | None  # the rows in view
     ids: list[str]  # may hold later rows: those at `size` and past it
     position: dict[str, int]  # likewise: check against `size`
@@ -85,7 +95,7 @@ class _Snapshot:
         at = (self.position.get(rid, n) for rid in record_ids)
         return np.fromiter((p for p in at if p < n), dtype=np.int64)
 
-    def rows_of(self, scopes: Sequence[str]) -> np.ndarray:
+    def rows_of(self, scopes: Sequence[str | None]) -> np.ndarray:
         """The rows of the records of `scopes`, in order. Each scope's list grows in row
         order, so the rows past the view are its tail."""
         n = self.size
@@ -117,7 +127,7 @@ def similarities(matrix: np.ndarray, rows: np.ndarray, q: np.ndarray) -> np.ndar
     return out
 
 
-_caches: PerEngine[_Matrix] = PerEngine(_Matrix)
+_caches: PerEngine[Matrix] = PerEngine(Matrix)
 Params = dict[str, Any]  # filter_params of the request's RecordQuery
 
 
@@ -133,7 +143,7 @@ SIGNATURE = (
 Listed = tuple[list[str], tuple[int, int]]
 
 
-def _refresh(session: Session, cache: _Matrix, removals: int, max_rowid: int) -> None:
+def _refresh(session: Session, cache: Matrix, removals: int, max_rowid: int) -> None:
     """Bring the matrix up to the signature (removals, max_rowid) read with the request's
     first statement: load rows added since the last look; rebuild when any row was
     removed. Both checks take constant time: max(rowid), and the counter migration
@@ -170,7 +180,7 @@ def _filter_check(
     300 nearest at 2,000 LoCoMo records, about half are lexical candidates). A literal IN
     list lets SQLite look the ids up by primary key (an IN over json_each made it scan an
     index on status instead)."""
-    shape, params = filter_shape(records, "sqlite"), filter_params(records)
+    shape, params = filter_shape(records, dialect_of(session)), filter_params(records)
 
     def passing(ids: list[str]) -> set[str]:
         out: set[str] = set()
@@ -248,16 +258,37 @@ def sqlite_nearest(
     with cache.lock:
         _refresh(session, cache, *signature)
         view = cache.snapshot()
-    matrix, ids = view.matrix, view.ids
     q = query()
+    allowed = allowed if allowed is not None and len(allowed) <= small else None
+    return nearest_in(session, view, q, records, limit, also, allowed=allowed, carry=carry)
+
+
+def nearest_in(
+    session: Session,
+    view: MatrixView,
+    q: np.ndarray,
+    records: RecordQuery,
+    limit: int,
+    also: Sequence[str],
+    *,
+    allowed: Sequence[str] | None = None,
+    carry: CarriedHeaders | None = None,
+    unknown_scope: Sequence[None] = (),
+) -> dict[str, float]:
+    """record id → cosine of the `limit` nearest of the `view`'s rows that `records`
+    admits, plus `also` (those the view holds): among `allowed` when given (ids the
+    filters admit, few), else the rows of the filter's scopes (every row when it names
+    none; with `unknown_scope`, (None,), the rows kept under no scope too), the best
+    checked against the filters (`carry`: read with their headers)."""
+    matrix, ids = view.matrix, view.ids
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
     passing = _filter_check(session, records, carry)
-    if allowed is not None and len(allowed) <= small:
+    if allowed is not None:
         rows = view.rows_among(allowed)
         chosen = _best(rows, matrix[rows] @ q, limit)
     elif records.filter.scopes:  # scopes too large to list: their rows, not the store's
-        rows = view.rows_of(records.filter.scopes)
+        rows = view.rows_of([*records.filter.scopes, *unknown_scope])
         sims = similarities(matrix, rows, q)
         chosen = _best_passing(rows, sims, ids, passing, limit)
     else:

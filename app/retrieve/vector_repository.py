@@ -16,7 +16,7 @@ from app.embedding.unit import unit_vector
 from app.records.filters import RecordQuery
 from app.retrieve.header_repository import CarriedHeaders
 from app.retrieve.pg_vector_repository import MAX_EF_SEARCH, pg_nearest
-from app.retrieve.vector_cache import sqlite_nearest
+from app.retrieve.vector_cache import MatrixView, sqlite_nearest
 
 
 def nearest(
@@ -34,6 +34,7 @@ def nearest(
     signature: tuple[int, int] | None = None,
     carry: CarriedHeaders | None = None,
     admitted_vectors: Mapping[str, np.ndarray] | None = None,
+    matrix: MatrixView | None = None,
 ) -> dict[str, float]:
     """record id → cosine similarity: the `limit` nearest records `records` admits, plus
     the records in `also` that have a vector (so every candidate can be scored).
@@ -53,7 +54,8 @@ def nearest(
     the vectors joined to the filtered records. `carry`: the candidates the search checks
     against the filters in SQL are read with their headers, into it. `admitted_vectors`
     (PostgreSQL): the admitted records' stored vectors (from `pg_vector_cache`), scored
-    here without a statement."""
+    here without a statement. `matrix` (PostgreSQL): every stored vector of the store,
+    kept in the process (pg_matrix_repository), searched here."""
     if tier is Tier.sqlite:
         vector = lambda: unit_vector(query())  # noqa: E731
         listed = (list(admitted), signature) if admitted is not None and signature else None
@@ -65,6 +67,6 @@ def nearest(
         ef = min(MAX_EF_SEARCH, max(ef_search, limit))
         return pg_nearest(
             session, unit_vector(query()), records, limit, also, small_scope=small_scope,
-            ef=ef, admitted=admitted, carry=carry, admitted_vectors=admitted_vectors,
+            ef=ef, admitted=admitted, carry=carry, admitted_vectors=admitted_vectors, matrix=matrix,
         )  # fmt: skip
     return {}  # tier 2: no vectors
