@@ -57,6 +57,7 @@ REPOSITORY_BASE = {
     "app.retrieve.lexical_scores",  # what both stores' BM25 take and return: no SQL
     "app.models.clauses",
     "app.models.staging",
+    "app.models.binary_vector",  # pgvector's binary form, which the vector reads decode
 }
 # SQL modules that are not named *repository.
 SQL_MODULES = {"app.retrieve.vector_cache"}
