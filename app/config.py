@@ -166,18 +166,12 @@ class RankingSettings(BaseModel):
     relevance_weight: float = Field(default=0.7, ge=0.0, le=1.0)
     salience_weight: float = Field(default=0.3, ge=0.0, le=1.0)
     candidate_pool: int = Field(default=200, ge=10, le=5000)
-    # PostgreSQL + pgvector: how many HNSW graph entries a vector search keeps while it
-    # walks (hnsw.ef_search; raised to the candidate pool when that is larger, 1000 at
-    # most). At a million clustered records 1000 found 96 % of the exact top 10, 400 87 %
-    # in half the search time (DESIGN.md §9).
+    # PostgreSQL + pgvector (docs/settings.md): the HNSW walk's breadth (hnsw.ef_search,
+    # at least the pool; DESIGN.md §9); vectors kept per process for small scopes
+    # (retrieve/pg_vector_cache.py); the most records of a store whose vectors each
+    # process keeps as one matrix (retrieve/pg_matrix_repository.py, ~77 MB at 50,000).
     ef_search: int = Field(default=1000, ge=10, le=1000)
-    # PostgreSQL + pgvector: stored vectors a process keeps per database for small scopes'
-    # retrieves (retrieve/pg_vector_cache.py; ~1.6 kB each). 0: none, each reads its own.
     vector_cache_size: int = Field(default=20_000, ge=0, le=10_000_000)
-    # PostgreSQL + pgvector: a store of at most this many records has all its vectors kept
-    # in each API process as one matrix (retrieve/pg_matrix_repository.py; 4 bytes a
-    # dimension: ~77 MB at 50,000 records of 384 dimensions), searched exactly here
-    # instead of scanned or walked on the server. 0: never.
     vector_matrix_size: int = Field(default=50_000, ge=0, le=10_000_000)
     selector_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     # The selector's weights of applicability, success rate and recency: the original's
