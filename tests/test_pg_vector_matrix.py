@@ -210,7 +210,7 @@ def test_an_all_scope_retrieve_ranks_alike_with_and_without_the_matrix(
     r = with_matrix.post("/v1/capture/batch", json={"items": items}, headers=auth("writer"))
     assert r.status_code == 200, r.text
     state = app_state(with_matrix)
-    assert state.embedding.embedder is not None
+    assert state.embedding is not None and state.embedding.embedder is not None
     while embed_pending(state.db, state.embedding.embedder, 16, max_passages=16):
         pass
     without = make_client(make_settings(pg_url, ranking={"vector_matrix_size": 0}, **settings))
