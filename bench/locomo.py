@@ -377,10 +377,12 @@ def run_service(
     concurrency: int,
     expand_context: bool = True,
     captured: IdMap | None = None,
+    scoped: bool = True,
 ) -> tuple[ServiceRun, IdMap]:
     """Capture the conversations (unless `captured` maps an earlier run's records), wait
-    until every record is embedded, then ask every question. Returns the run and the
-    record map."""
+    until every record is embedded, then ask every question (in its conversation's
+    scope, or across every scope when not `scoped`). Returns the run and the record
+    map."""
     url = url.rstrip("/")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     limits = httpx.Limits(max_connections=max(concurrency, 1) * 2)
@@ -393,7 +395,7 @@ def run_service(
         captured_at = time.perf_counter()
         wait_embedded(client, url)
         lag = time.perf_counter() - captured_at
-        summary, latencies = ask_all(client, url, convs, captured, expand_context)
+        summary, latencies = ask_all(client, url, convs, captured, expand_context, scoped)
     return (
         ServiceRun(
             summary=summary,
@@ -446,21 +448,25 @@ def ask_all(
     convs: Sequence[Conversation],
     captured: IdMap,
     expand_context: bool,
+    scoped: bool = True,
 ) -> tuple[dict[str, Any], list[float]]:
-    """Every question through /v1/retrieve: the recall summary and each call's ms."""
+    """Every question through /v1/retrieve: the recall summary and each call's ms. Asked
+    in its conversation's scope, or (not `scoped`) across every scope: the other
+    conversations' turns compete too, as in a retrieve that names no scope."""
     latencies: list[float] = []
 
     def rank(conv: Conversation) -> list[list[str]]:
         out: list[list[str]] = []
         mapping = captured[conv.sample_id]
         for q in conv.questions:
-            body = {
+            body: dict[str, Any] = {
                 "query": q.question,
-                "scopes": [conv.scope],
                 "types": ["episodic"],
                 "limit": TOP_N,
                 "expand_context": expand_context,
             }
+            if scoped:
+                body["scopes"] = [conv.scope]
             t0 = time.perf_counter()
             resp = client.post(f"{url}/v1/retrieve", json=body)
             latencies.append((time.perf_counter() - t0) * 1000)
@@ -575,6 +581,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--skip-baselines", action="store_true", help="only the service (quicker iterations)"
     )
     ap.add_argument(
+        "--across-scopes",
+        action="store_true",
+        help="ask each question across every scope (the store's other conversations compete)",
+    )
+    ap.add_argument(
         "--store-dir",
         type=Path,
         help="with --store: keep the store in this folder; a later run with the same "
@@ -587,6 +598,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     convs = load_conversations(args.data, args.limit_conversations)
     label: str = args.store or ("url" if args.url else "baselines")
     suffix = "".join(f"-without-{signal}" for signal in sorted(args.without))
+    suffix += "-across-scopes" if args.across_scopes else ""
+    scoped = not args.across_scopes
     out: Path = args.out or REPO_ROOT / "bench" / "results" / f"locomo-{label}{suffix}.json"
     context = "context" not in args.without
 
@@ -599,16 +612,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         stamp["conversations"] = [c.sample_id for c in convs]
         kept = kept_capture(args.store_dir, stamp) if args.store_dir else None
         with run_server(args.store, store_dir=args.store_dir, **signals) as url:
-            service, ids = run_service(url, None, convs, args.concurrency, context, kept)
+            service, ids = run_service(url, None, convs, args.concurrency, context, kept, scoped)
         if args.store_dir and kept is None:
             keep_capture(args.store_dir, stamp, ids)
     elif args.url:
-        service, _ = run_service(args.url, args.api_key, convs, args.concurrency, context)
+        service, _ = run_service(
+            args.url, args.api_key, convs, args.concurrency, context, scoped=scoped
+        )
 
     result: dict[str, Any] = {
         "data": str(args.data),
         "store": label,
         "without": sorted(args.without),
+        "across_scopes": args.across_scopes,
         "questions": sum(len(c.questions) for c in convs),
         "skipped": sum(c.skipped for c in convs),
         "service": service.summary if service else None,

@@ -22,6 +22,7 @@ from app.embedding.service import repin
 from app.embedding.worker import embed_pending
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import pg_matrix_repository as pg_matrix
+from app.retrieve import repository as search_repo
 from app.retrieve import vector_repository as vector_repo
 from app.trust import Visibility
 from tests.conftest import app_state, auth, make_settings
@@ -104,19 +105,11 @@ def test_the_matrix_ranks_as_the_exact_scan_and_reads_each_vector_once(
         for rid, similarity in exact.items():
             assert got[rid] == pytest.approx(similarity, abs=1e-6)
     assert sorted(held(db)) == sorted(ids[:EMBEDDED])
-    with db.engine.connect() as conn:  # the next look reads no vector row: none is new
-        rows = conn.exec_driver_sql(
-            pg_matrix._statement(True).text.replace(":since", "%(since)s"), {"since": _since(db)}
-        ).all()
-    assert [row[0] for row in rows] == [None]
-
-
-def _since(db: Database) -> str:
-    with deadline.serving_request(), db.read_transaction() as s:
-        pg_matrix.view(s)
-        since = pg_matrix._STORES.of(s).since
-    assert since is not None
-    return since
+    with deadline.serving_request(), db.read_transaction() as s:  # the next look reads
+        since = pg_matrix.since_of(s)  # no vector row: none is new
+        assert since is not None
+        _, vectors = pg_matrix._read(s, since)
+    assert vectors == []
 
 
 def test_a_vector_committed_after_a_later_one_is_still_found(
@@ -221,3 +214,30 @@ def test_an_all_scope_retrieve_ranks_alike_with_and_without_the_matrix(
         assert a.status_code == b.status_code == 200
         ranked = [x["record"]["id"] for x in a.json()["items"]]
         assert ranked == [x["record"]["id"] for x in b.json()["items"]] and len(ranked) == 5
+
+
+def test_the_lexical_search_tells_whether_a_vector_was_written_since(
+    store: tuple[Database, list[str]],
+) -> None:
+    """The BM25 statement reads the matrix's signature (`matrix_since`): with no vector
+    written since, the matrix is brought up to date without a statement of its own;
+    after one, the matrix reads it."""
+    db, ids = store
+    held(db)  # loaded
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+
+    def search() -> list[str]:
+        with deadline.serving_request(), db.read_transaction() as s:
+            since = pg_matrix.since_of(s)
+            assert since
+            found = search_repo.lexical(s, ["fact"], _records(), 50, matrix_since=since)
+            assert found.matrix is not None and len(found.full) == RECORDS
+            statements.clear()
+            return list(pg_matrix.view(s, found.matrix, since).ids)
+
+    assert sorted(search()) == sorted(ids[:EMBEDDED]) and statements == []
+    with db.transaction() as s:
+        queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[10], graded(1))])
+    assert sorted(search()) == sorted(ids[:11]) and len(statements) == 1
+    assert sorted(search()) == sorted(ids[:11]) and statements == []

@@ -292,4 +292,5 @@ pg_embeddings = table(
     column("embedding", BinaryVector()),
     column("vector"),
     column("scope", String),
+    column("written"),  # xid8, PostgreSQL + pgvector only (migration 0018)
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import Future
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -99,6 +100,7 @@ class CandidateSearch:
         admitted = every.headers if every is not None else None
         signature = (int(every.extra[0]), int(every.extra[1])) if every and every.extra else None
         selective = self._selective(records, pool)
+        matrix_since = self._matrix_since(every)
         naming = _naming(terms, every.names) if every is not None else Naming(look_up=look_up)
         lexical = search_repo.lexical(
             self.session, terms, records, pool, small_scope=in_small, naming=naming,
@@ -106,6 +108,7 @@ class CandidateSearch:
             # SQLite's vector search then needs no statement of its own for the signature
             with_signature=(self.tier is Tier.sqlite and embedding is not None
                             and admitted is None and not selective),
+            matrix_since=matrix_since or None,  # "": not loaded, nothing to check
         )  # fmt: skip
         matches = every.names if every is not None else lexical.names
         if matches is None:  # the lexical search ran no statement to look them up in
@@ -116,9 +119,10 @@ class CandidateSearch:
         carry = (
             CarriedHeaders(linked, known=frozenset(lexical.headers)) if admitted is None else None
         )
+        matrix = self._matrix(matrix_since, lexical.matrix)
         cosine = self._vector(
             embedding, records, pool, list(lexical.full), exact, selective,
-            every, signature or lexical.signature, carry,
+            every, signature or lexical.signature, carry, matrix,
         )  # fmt: skip
         found = {*lexical.full, *(cosine or {}), *entities}
         metas = self._headers(found, records, linked, admitted, lexical.headers, carry)
@@ -175,6 +179,7 @@ class CandidateSearch:
         every: Admitted | None = None,
         signature: tuple[int, int] | None = None,
         carry: CarriedHeaders | None = None,
+        matrix: MatrixView | None = None,
     ) -> dict[str, float] | None:
         if embedding is None:
             return None
@@ -193,7 +198,7 @@ class CandidateSearch:
                 signature=signature,
                 carry=carry,
                 admitted_vectors=self._admitted_vectors(every),
-                matrix=self._matrix(every),
+                matrix=matrix,
             )
         except EmbeddingError:
             log.warning("query embedding failed; ranking without vectors", exc_info=True)
@@ -208,18 +213,29 @@ class CandidateSearch:
         size = self.settings.vector_cache_size
         return pg_vector_cache.cached_vectors(self.session, every.versions, size)
 
-    def _matrix(self, every: Admitted | None) -> MatrixView | None:
-        """PostgreSQL: every stored vector, from the process's matrix brought up to date,
-        when the store holds at most `vector_matrix_size` records (counted once a minute,
-        scope_sizes) and the scopes more than the candidate pool (`every`: fewer, read
-        already). A store that has grown past the size has its matrix dropped."""
+    def _matrix_since(self, every: Admitted | None) -> str | None:
+        """PostgreSQL, where the vector search goes through the process's matrix: the
+        snapshot it holds every vector of (`pg_matrix_repository`), which the lexical
+        search then checks for newer vectors ("" when the matrix is not loaded yet). The
+        matrix serves stores of at most `vector_matrix_size` records (counted once a
+        minute, scope_sizes) whose request's scopes hold more than the candidate pool
+        (`every`: fewer, read already); a store grown past the size has it dropped. None:
+        the search does not use it."""
         size = self.settings.vector_matrix_size
-        if self.tier is not Tier.pgvector or every is not None or size <= 0:
+        if self.tier is not Tier.pgvector or self.embedder is None or every is not None:
             return None
-        if not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
-            pg_matrix.forget(self.session)
+        if size <= 0 or not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
+            if size > 0:
+                pg_matrix.forget(self.session)
             return None
-        return pg_matrix.view(self.session)
+        return pg_matrix.since_of(self.session) or ""
+
+    def _matrix(self, since: str | None, signature: tuple[Any, ...] | None) -> MatrixView | None:
+        """The matrix brought up to date (by the lexical search's `signature` when it saw
+        no vector newer than `since`), when the search uses it."""
+        if since is None:
+            return None
+        return pg_matrix.view(self.session, signature, since or None)
 
     def _selective(self, records: RecordQuery, pool: int) -> bool:
         """Whether the filter may name few records, which SQLite's vector search then

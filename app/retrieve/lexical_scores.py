@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from app.entities.clauses import NameMatch
 from app.retrieve.header_repository import NameLookUp, RecordHeader
@@ -25,6 +25,8 @@ class LexicalScores:
     # What the look-up of `Naming.look_up` found; None when it did not run (no statement
     # ran: the query has no term to match).
     names: list[NameMatch] | None = None
+    # PostgreSQL: pg_matrix_repository.SIGNATURE's values, when asked for and read
+    matrix: tuple[Any, ...] | None = None
 
 
 class Naming(NamedTuple):

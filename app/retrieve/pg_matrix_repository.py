@@ -27,15 +27,32 @@ load that read it."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from sqlalchemy import TextClause, text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    LargeBinary,
+    Text,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    func,
+    literal_column,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.types import UserDefinedType
 
 from app.db import binary_rows, column_rows
 from app.engine_cache import PerEngine
+from app.models import SystemMetaRow, pg_embeddings
 from app.models.binary_vector import VectorBinary
 from app.retrieve.vector_cache import Matrix, MatrixView
 
@@ -63,20 +80,74 @@ class _Store:
 _STORES: PerEngine[_Store] = PerEngine(_Store)
 
 
-def view(session: Session) -> MatrixView:
-    """The session's database's matrix, brought up to date (one statement; the whole
-    store's vectors on the first call, after a repin, and once many were deleted)."""
+class _Snapshot(UserDefinedType[str]):
+    """PostgreSQL's pg_snapshot, written and read as its text form."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: Any) -> str:
+        return "pg_snapshot"
+
+
+_NOW = func.pg_current_snapshot(type_=_Snapshot())
+_SINCE = cast(bindparam("matrix_since", type_=Text), _Snapshot())
+_WRITTEN = pg_embeddings.c.written
+# The vectors written since the `matrix_since` snapshot that the statement's own sees (a
+# transaction id past its xmax: a store restored from another cluster, read at its load).
+_WRITTEN_SINCE = and_(
+    func.pg_snapshot_xmin(_SINCE) <= _WRITTEN,
+    func.pg_snapshot_xmax(_NOW) > _WRITTEN,
+    ~func.pg_visible_in_snapshot(_WRITTEN, _SINCE, type_=Boolean),
+)
+_GENERATION = (
+    select(cast(literal_column("xmin"), Text))
+    .select_from(SystemMetaRow)
+    .where(SystemMetaRow.key == MODEL_KEY)
+    .scalar_subquery()
+)
+_DELETED = func.pg_stat_get_tuples_deleted(
+    literal_column("'record_embeddings'::regclass"), type_=BigInteger
+)
+# What a statement that runs before the search reads for it (`view`'s `signature`): the
+# statement's snapshot, whether any vector was written since `matrix_since`, the pinned
+# model's row version, the deleted-rows counter. Uncorrelated: computed once a statement.
+SIGNATURE: tuple[ColumnElement[Any], ...] = (
+    cast(_NOW, Text),
+    exists().where(_WRITTEN_SINCE),
+    _GENERATION,
+    _DELETED,
+)
+
+
+def since_of(session: Session) -> str | None:
+    """The snapshot the database's matrix holds every vector of (None: not loaded): the
+    `matrix_since` parameter of a statement that reads SIGNATURE."""
+    return _STORES.of(session).since
+
+
+def view(
+    session: Session, signature: Sequence[Any] | None = None, asked: str | None = None
+) -> MatrixView:
+    """The session's database's matrix, brought up to date: by `signature` (SIGNATURE's
+    values, read by an earlier statement with `matrix_since` `asked`) when that saw no
+    vector written since and the matrix is still at `asked`; else by one statement (the
+    whole store's vectors on the first call, after a repin, and once many were deleted)."""
     store = _STORES.of(session)
     with store.lock:
-        header, vectors = _read(session, store.since)
-        if store.since is not None and _stale(store, header):
+        if signature is not None and asked is not None and store.since == asked:
+            snapshot, changed, generation, deleted = signature
+            if not changed and not _stale(store, generation, deleted):
+                store.since = snapshot
+                return store.matrix.snapshot()
+        (snapshot, generation, deleted), vectors = _read(session, store.since)
+        if store.since is not None and _stale(store, generation, deleted):
             store.reset()
-            header, vectors = _read(session, None)
+            (snapshot, generation, deleted), vectors = _read(session, None)
         if store.since is None:
-            store.generation, store.deleted = header[4], int(header[5] or 0)
+            store.generation, store.deleted = generation, int(deleted or 0)
         for rid, raw, scope in vectors:
             store.matrix.put(rid, VectorBinary.decoded(raw), scope)
-        store.since = header[3]
+        store.since = snapshot
         return store.matrix.snapshot()
 
 
@@ -88,41 +159,33 @@ def forget(session: Session) -> None:
             store.reset()
 
 
-def _stale(store: _Store, header: Any) -> bool:
+def _stale(store: _Store, generation: str | None, deleted: int | None) -> bool:
     """Whether the matrix must be loaded again: a model pinned since, or many deleted."""
-    if header[4] != store.generation:
+    if generation != store.generation:
         return True
-    deleted = int(header[5] or 0)
+    deleted = int(deleted or 0)
     if deleted < store.deleted:  # the statistics were reset: count from here
         store.deleted = deleted
     grown = deleted - store.deleted
     return grown > max(RELOAD_AFTER_DELETED, len(store.matrix.ids) // 10)
 
 
-def _read(session: Session, since: str | None) -> tuple[Any, list[Any]]:
-    """The header row (its fourth to sixth values: the snapshot, the pinned model's row
-    version, the deleted-rows counter) and the (id, vector in binary, scope) rows
-    written since `since` (every one when None)."""
-    rows = column_rows(session, _statement(since is not None), {"since": since}).all()
+def _read(session: Session, since: str | None) -> tuple[tuple[Any, ...], list[Any]]:
+    """(the snapshot, the pinned model's row version, the deleted-rows counter) and the
+    (id, vector in binary, scope) rows written since `since` (every one when None)."""
+    rows = column_rows(session, _statement(since is not None), {"matrix_since": since}).all()
     header = next(row for row in rows if row[0] is None)
-    return header, [row[:3] for row in rows if row[0] is not None]
+    return tuple(header[3:]), [row[:3] for row in rows if row[0] is not None]
 
 
 @cache
-def _statement(incremental: bool) -> TextClause:
-    changed = (
-        " AND written >= pg_snapshot_xmin(CAST(:since AS pg_snapshot))"
-        " AND written < pg_snapshot_xmax(pg_current_snapshot())"
-        " AND NOT pg_visible_in_snapshot(written, CAST(:since AS pg_snapshot))"
-        if incremental
-        else " AND CAST(:since AS text) IS NULL"
-    )
-    stmt = text(
-        "SELECT NULL::text, NULL::bytea, NULL::text, pg_current_snapshot()::text,"
-        f" (SELECT xmin::text FROM system_meta WHERE key = '{MODEL_KEY}'),"
-        " pg_stat_get_tuples_deleted('record_embeddings'::regclass)"
-        " UNION ALL"
-        " SELECT record_id, vector_send(embedding), scope, NULL, NULL, NULL"
-        f" FROM record_embeddings WHERE embedding IS NOT NULL{changed}"
-    )
-    return binary_rows(stmt)
+def _statement(incremental: bool) -> Any:
+    nothing: list[ColumnElement[Any]] = [literal_column("NULL")] * 3
+    header = select(*nothing, SIGNATURE[0], SIGNATURE[2], SIGNATURE[3])
+    vectors = select(
+        pg_embeddings.c.record_id,
+        func.vector_send(pg_embeddings.c.embedding, type_=LargeBinary),
+        pg_embeddings.c.scope,
+        *nothing,
+    ).where(pg_embeddings.c.embedding.is_not(None), *([_WRITTEN_SINCE] if incremental else []))
+    return binary_rows(union_all(header, vectors))

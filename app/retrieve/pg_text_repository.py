@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -44,6 +45,7 @@ from app.entities.clauses import NameMatch, matches_of_json, readable_ids
 from app.models import RecordRow
 from app.records.clauses import FilterShape, bound_clauses, filter_params, filter_shape
 from app.records.filters import RecordQuery
+from app.retrieve import pg_matrix_repository as pg_matrix
 from app.retrieve import pg_terms_repository as terms_of
 from app.retrieve.header_repository import (
     NameShape,
@@ -82,16 +84,20 @@ def bm25(
     small_scope: bool = False,
     naming: Naming = Naming(),
     with_headers: bool = True,
+    matrix_since: str | None = None,
 ) -> LexicalScores:
     """The best `limit` records `records` admits that match any query lexeme, by BM25
     over them all, and their scores without the lexemes of the unscored terms
     (`naming`'s, or those its look-up decides; when they are all the query has, the
     second scores keep them), with their headers (`small_scope`: the request's scopes
     hold few records, so every one of them is checked; `with_headers`: False when the
-    caller has the headers already, none are read then)."""
+    caller has the headers already, none are read then; `matrix_since`: the snapshot of
+    the vector matrix, whose `pg_matrix_repository.SIGNATURE` is read beside)."""
     query = " ".join(terms)
     shape = filter_shape(records, "postgresql")
     params = {**filter_params(records), "limit": limit, "max_matches": MAX_MATCHES}
+    signed = matrix_since is not None
+    params["matrix_since"] = matrix_since
     counted = terms_of.store_is_small(session)  # every lexeme counted by the scoring statement
     if counted:
         newest = Newest.never if records.filter.scopes else Newest.when_many
@@ -99,7 +105,7 @@ def bm25(
         params |= _naming_params(naming, terms)
         inline = NameShape.of(naming.look_up)
         mentions: NameShape | bool = inline or bool(naming.mentioning)
-        stmt = _bm25_statement(shape, small_scope, newest, mentions, with_headers, True)
+        stmt = _bm25_statement(shape, small_scope, newest, mentions, with_headers, True, signed)
     else:
         given = _given_terms(session, query, naming, terms, records, small_scope)
         names = _found_names(naming, given.matches)
@@ -107,22 +113,41 @@ def bm25(
             return LexicalScores({}, {}, names=names)
         linked = readable_ids(names) if names is not None else list(naming.mentioning)
         params |= mentioning_params(linked) | given.values
-        stmt = _bm25_statement(shape, small_scope, given.newest, bool(linked), with_headers, False)
-    full: dict[str, float] = {}
-    without: dict[str, float] = {}
-    headers: dict[str, RecordHeader] = {}
-    matches = None
-    for score, unscored_score, found, *header in column_rows(session, stmt, params).all():
-        matches = found  # the look-up's, on every row (NULL: none, or not in this statement)
+        stmt = _bm25_statement(
+            shape, small_scope, given.newest, bool(linked), with_headers, False, signed
+        )
+    scores = _scores(column_rows(session, stmt, params).all(), records, with_headers, signed)
+    if counted:
+        names = _found_names(naming, scores.matches)
+    return LexicalScores(
+        scores.full, scores.without, scores.headers, names=names, matrix=scores.signature
+    )
+
+
+class _Scores(NamedTuple):
+    full: dict[str, float]
+    without: dict[str, float]
+    headers: dict[str, RecordHeader]
+    matches: str | None  # the name look-up's, as JSON
+    signature: tuple[Any, ...] | None  # pg_matrix_repository.SIGNATURE's values
+
+
+def _scores(rows: Sequence[Any], records: RecordQuery, with_headers: bool, signed: bool) -> _Scores:
+    """The scores, headers, name matches and matrix signature of `_bm25_statement`'s rows."""
+    out = _Scores({}, {}, {}, None, None)
+    width = len(pg_matrix.SIGNATURE) if signed else 0
+    for score, unscored_score, found, *rest in rows:
+        # the look-up's matches and the signature, on every row (the matches NULL: none,
+        # or not in this statement)
+        out = out._replace(matches=found, signature=tuple(rest[:width]) if signed else None)
         if score is None:  # the name look-up's row alone: nothing matched
             continue
+        header = rest[width:]
         rid = header[0]
-        full[rid], without[rid] = float(score), float(unscored_score)
+        out.full[rid], out.without[rid] = float(score), float(unscored_score)
         if with_headers:
-            headers[rid] = header_from(records.now, header)
-    if counted:
-        names = _found_names(naming, matches)
-    return LexicalScores(full, without, headers, names=names)
+            out.headers[rid] = header_from(records.now, header)
+    return out
 
 
 def _naming_params(naming: Naming, terms: list[str]) -> dict[str, Any]:
@@ -181,6 +206,7 @@ def _bm25_statement(
     mentions: NameShape | bool,
     with_headers: bool,
     counted: bool,
+    signed: bool = False,
 ) -> Select[Any]:
     """The best `limit` matches of the query's lexemes under the filters, scored, with
     their headers (`header_columns`; their ids alone without `with_headers`); built once
@@ -189,11 +215,13 @@ def _bm25_statement(
     `mentions`: the entity-name look-up to run inside (`header_repository.InlineNames`:
     it decides the unscored lexemes, and its summary is joined beside the matches, a row
     of its own when nothing matches), else whether the mentions of `mentioning_params`
-    are read."""
+    are read. `signed`: the vector matrix's SIGNATURE follows the look-up's column."""
     inline = None if isinstance(mentions, bool) else inline_names("postgresql", mentions)
-    source = terms_of.COUNTED if counted else terms_of.GIVEN
+    source = terms_of.GIVEN
+    if counted:
+        source = terms_of.COUNTED if small_scope else terms_of.COUNTED_PRUNED
     if inline is not None:
-        source = terms_of.counted(terms_of.silent_text(inline.named))
+        source = terms_of.counted(terms_of.silent_text(inline.named), pruned=not small_scope)
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
     # 5,000 matches from ~90 to ~50 ms at 1M records). dl stays the whole vector's length.
@@ -209,13 +237,14 @@ def _bm25_statement(
     best = _scored(matched.cte("matches"), source).limit(bindparam("limit")).subquery("best")
     found: Any = None if inline is None else inline.found
     matches: Any = literal_column("NULL") if found is None else found.c.matches
+    read = [matches, *(pg_matrix.SIGNATURE if signed else ())]
     if with_headers:
         mentioned = inline.mentions if inline is not None else mentions is True
         columns = header_columns(shape.dialect, mentioned)
-        stmt = select(best.c.score, best.c.unscored, matches, *columns)
+        stmt = select(best.c.score, best.c.unscored, *read, *columns)
         rows: Any = best.join(RecordRow, RecordRow.id == best.c.id)
     else:  # the ids alone: no join back to the records
-        stmt = select(best.c.score, best.c.unscored, matches, best.c.id)
+        stmt = select(best.c.score, best.c.unscored, *read, best.c.id)
         rows = best
     stmt = stmt.select_from(rows if found is None else found.outerjoin(rows, true()))
     stmt = stmt.order_by(best.c.score.desc(), best.c.id)

@@ -64,6 +64,7 @@ def lexical(
     naming: Naming = Naming(),
     with_headers: bool = True,
     with_signature: bool = False,
+    matrix_since: str | None = None,
 ) -> LexicalScores:
     """The best `limit` matches of any of `terms` by BM25 over all of them, scored with
     all of them and without the unscored ones (the words of names the entity links
@@ -71,7 +72,8 @@ def lexical(
     `small_scope`: see retrieve.candidates.SMALL_SCOPE; `with_headers`: False when the
     caller has the candidates' headers already; `with_signature` (SQLite): read the
     vector matrix's change signature too (`vector_cache.SIGNATURE`), for the vector
-    search that follows."""
+    search that follows; `matrix_since` (PostgreSQL): likewise, the signature of the
+    process's vector matrix since that snapshot (`pg_matrix_repository.SIGNATURE`)."""
     if not terms:
         return LexicalScores({}, {})
     if dialect_of(session) == "sqlite":
@@ -85,6 +87,7 @@ def lexical(
         small_scope=small_scope,
         naming=naming,
         with_headers=with_headers,
+        matrix_since=matrix_since,
     )
 
 
