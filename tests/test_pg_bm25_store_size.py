@@ -142,22 +142,3 @@ def test_scores_are_bm25_as_documented(pg_url: str, make_client: Callable[..., T
     assert full == pytest.approx({rid: sum(p.values()) for rid, p in parts.items()}, rel=1e-9)
     kept = {rid: sum(v for lx, v in p.items() if lx != "night") for rid, p in parts.items()}
     assert without == pytest.approx(kept, rel=1e-9, abs=1e-12)
-
-
-def test_across_scopes_a_word_in_most_records_scores_but_does_not_select(
-    pg_url: str, make_client: Callable[..., TestClient]
-) -> None:
-    """Below LARGE_STORE too, a query lexeme in more than SELECTING_SHARE of the records
-    makes no record a candidate by itself across scopes when the query has a rarer one
-    (it still scores the records the rarer one selects); inside a small scope, and when
-    the query has no rarer lexeme, it selects as before."""
-    client = make_client(make_settings(pg_url))
-    kiln = [capture(client, f"the kiln cooled on day {i}", scope="s1")["id"] for i in range(9)]
-    glaze = capture(client, "the kiln glaze held cobalt", scope="s1")["id"]
-    across = retrieve(client, query="kiln cobalt", expand_context=False, limit=20)
-    assert ids(across) == [glaze]
-    assert across["items"][0]["components"]["lexical"] == 1.0
-    within = retrieve(client, query="kiln cobalt", scopes=["s1"], expand_context=False, limit=20)
-    assert ids(within)[0] == glaze and set(ids(within)) == {glaze, *kiln}
-    common_only = retrieve(client, query="kiln", expand_context=False, limit=20)
-    assert set(ids(common_only)) == {glaze, *kiln}

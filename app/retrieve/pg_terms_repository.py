@@ -26,7 +26,6 @@ from sqlalchemy import (
     Double,
     Select,
     Text,
-    and_,
     bindparam,
     case,
     cast,
@@ -34,7 +33,6 @@ from sqlalchemy import (
     func,
     literal,
     literal_column,
-    or_,
     select,
     text,
     true,
@@ -54,10 +52,6 @@ from app.retrieve.terms import most_unscored, name_words
 
 MIN_IDF = 1e-6  # as FTS5: a term in more than half the records still counts a little
 LARGE_STORE = 50_000
-# Below LARGE_STORE, across scopes (or scopes too large to read whole): a lexeme in more
-# than this share of the store's records scores but does not select when the query has a
-# rarer one, as COMMON_FRACTION does above it.
-SELECTING_SHARE = 0.1
 STATS_TTL_S = 300.0
 
 _tsv: ColumnElement[str] = literal_column("records.search_tsv")
@@ -92,27 +86,21 @@ def _given() -> TermSource:
     )
 
 
-def counted(unscored: ColumnElement[str], *, pruned: bool = False) -> TermSource:
+def counted(unscored: ColumnElement[str]) -> TermSource:
     """The lexemes of the `query` parameter and of the `unscored` text (a parameter, or
     what `silent_text` makes of a name look-up), counted by the statement
     (`_counted_statement`); idf = ln((N - df + 0.5) / (df + 0.5)), at least MIN_IDF, N
     never below a lexeme's count. The second score leaves the unscored lexemes out only
-    when the query has others. `pruned`: a lexeme in more than SELECTING_SHARE of the
-    records scores but does not select, when the query has a rarer one that occurs."""
+    when the query has others."""
     counted = _counted_statement(unscored).cte("counted").prefix_with("MATERIALIZED")
     total = func.greatest(counted.c.stored, func.max(counted.c.df).over())
     idf = func.greatest(MIN_IDF, func.ln((total - counted.c.df + 0.5) / (counted.c.df + 0.5)))
-    rare = and_(counted.c.df > 0, counted.c.df <= SELECTING_SHARE * total)
     weights = (
-        select(counted.c.lexeme, idf.label("idf"), counted.c.df, rare.label("rare"))
+        select(counted.c.lexeme, idf.label("idf"), counted.c.df)
         .where(~counted.c.silent)
         .cte("weights")
     )
-    selecting: ColumnElement[bool] = true()
-    if pruned:
-        rarer = weights.alias("rarer")
-        selecting = or_(weights.c.rare, ~exists(select(rarer.c.lexeme).where(rarer.c.rare)))
-    tsq = select(func.string_agg(_quoted(weights.c.lexeme), literal(" | "))).where(selecting)
+    tsq = select(func.string_agg(_quoted(weights.c.lexeme), literal(" | ")))
     unscored = func.array(select(counted.c.lexeme).where(counted.c.silent).scalar_subquery())
     others = exists(select(weights.c.lexeme).where(weights.c.lexeme != func.all(unscored)))
     return TermSource(
@@ -120,7 +108,7 @@ def counted(unscored: ColumnElement[str], *, pruned: bool = False) -> TermSource
         marked=select(func.array_agg(weights.c.lexeme)).scalar_subquery(),
         weights=weights,
         silent=case((others, unscored), else_=cast(literal([]), ARRAY(Text))),
-        frequency_sum=select(func.sum(weights.c.df)).where(selecting).scalar_subquery(),
+        frequency_sum=select(func.sum(weights.c.df)).scalar_subquery(),
     )
 
 
@@ -308,4 +296,3 @@ def quote(lexeme: str) -> str:
 
 GIVEN = _given()
 COUNTED = counted(bindparam("unscored", type_=Text))
-COUNTED_PRUNED = counted(bindparam("unscored", type_=Text), pruned=True)

@@ -217,11 +217,9 @@ def _bm25_statement(
     of its own when nothing matches), else whether the mentions of `mentioning_params`
     are read. `signed`: the vector matrix's SIGNATURE follows the look-up's column."""
     inline = None if isinstance(mentions, bool) else inline_names("postgresql", mentions)
-    source = terms_of.GIVEN
-    if counted:
-        source = terms_of.COUNTED if small_scope else terms_of.COUNTED_PRUNED
+    source = terms_of.COUNTED if counted else terms_of.GIVEN
     if inline is not None:
-        source = terms_of.counted(terms_of.silent_text(inline.named), pruned=not small_scope)
+        source = terms_of.counted(terms_of.silent_text(inline.named))
     # Only the query's lexemes are unnested per match: setweight marks them 'A' and
     # ts_filter keeps those (a record's vector has dozens of lexemes; this cut BM25 over
     # 5,000 matches from ~90 to ~50 ms at 1M records). dl stays the whole vector's length.
