@@ -133,13 +133,14 @@ class _Scores(NamedTuple):
 
 
 def _scores(rows: Sequence[Any], records: RecordQuery, with_headers: bool, signed: bool) -> _Scores:
-    """The scores, headers, name matches and matrix signature of `_bm25_statement`'s rows."""
-    out = _Scores({}, {}, {}, None, None)
+    """The scores, headers, name matches and matrix signature of `_bm25_statement`'s rows
+    (the matches and the signature are on every row; the matches NULL: none, or not in
+    this statement)."""
+    out = _Scores({}, {}, {}, rows[-1][2] if rows else None, None)
     width = len(pg_matrix.SIGNATURE) if signed else 0
-    for score, unscored_score, found, *rest in rows:
-        # the look-up's matches and the signature, on every row (the matches NULL: none,
-        # or not in this statement)
-        out = out._replace(matches=found, signature=tuple(rest[:width]) if signed else None)
+    if signed and rows:
+        out = out._replace(signature=tuple(rows[-1][3 : 3 + width]))
+    for score, unscored_score, _found, *rest in rows:
         if score is None:  # the name look-up's row alone: nothing matched
             continue
         header = rest[width:]
