@@ -729,6 +729,38 @@ def thirty_first_session() -> list[Figure]:
     return figures
 
 
+def thirty_second_session() -> list[Figure]:
+    """PostgreSQL's vector matrix: one client at 2,000 records, the start against the end
+    (latency-postgres-2000-{7898023,7dd7a4c}.json, rows `…, thirty-second`), the load ramp
+    at both, API instructions, LoCoMo scoped and across scopes."""
+    figures = []
+    for col, commit in enumerate(("7898023", "7dd7a4c")):
+        f = f"latency-postgres-2000-{commit}.json"
+        for op, x in load(f)["operations"].items():
+            cells = (f"{x['p50_ms']:.1f}", f"{x['cpu_ms']:.1f}")
+            for j, cell in enumerate(cells):
+                figures.append(Figure(f"{f}: {op}", cell, f"{op}, thirty-second", 1 + 2 * col + j))
+    for f, clients in (("load-postgres-7898023.json", 8), ("load-postgres-9f133f3.json", 16)):
+        ramp = load(f)
+        peak = f"peaked at {ramp['peak_goodput_rps']:.1f} 2xx/s at {clients} clients"
+        figures.append(Figure(f"{f}: peak_goodput_rps", peak))
+        held = f"{ramp['goodput_at_256_of_peak'] * 100:.0f} %"
+        figures.append(Figure(f"{f}: goodput_at_256_of_peak", f"held {held}"))
+    start = load("instructions-postgres-2000-7898023.json")["instructions_per_request"]
+    end = load("instructions-postgres-2000-9f133f3.json")["instructions_per_request"]
+    for op in ("retrieve_query_all_scopes", "retrieve_query_one_scope"):
+        cell = f"{start[op] / 1e6:.2f} → {end[op] / 1e6:.2f} M"
+        figures.append(Figure(f"instructions-postgres-2000-9f133f3.json: {op}", cell))
+    f = "locomo-postgres-1736a65.json"
+    recall = load(f)["service"]["recall_at_k"]["10"]
+    figures.append(Figure(f"{f}: recall_at_k.10", f"PostgreSQL scoped R@10 {recall:.4f}"))
+    for commit in ("45eddbf", "1736a65"):
+        f = f"locomo-postgres-across-scopes-{commit}.json"
+        recall = load(f)["service"]["recall_at_k"]["10"]
+        figures.append(Figure(f"{f}: recall_at_k.10", f"across scopes R@10 {recall:.4f}"))
+    return figures
+
+
 def ms1(entry: dict[str, float]) -> str:
     """p50 / p95 to a tenth of a millisecond."""
     return f"{entry['p50_ms']:.1f} / {entry['p95_ms']:.1f}"
@@ -767,6 +799,7 @@ FIGURES = (
     + twenty_ninth_session()
     + thirtieth_session()
     + thirty_first_session()
+    + thirty_second_session()
 )
 
 
