@@ -5,7 +5,8 @@ server offers pgvector at that moment; a database migrated without it runs at ti
 (full-text and salience). Once pgvector is installed on the server, `membrane migrate`
 (and `membrane serve`, which migrates at start) calls `adopt_pgvector` under the
 migration lock: it creates the extension (unless someone already did), adds the column
-and the index exactly as 0001 and 0009 make them, in one transaction. Records captured at
+and the index exactly as 0001 and 0009 make them, and the vectors' `written` column and
+trigger as 0018 does, in one transaction. Records captured at
 tier 2 were left waiting for a vector (embedding_status 'pending'), so the embedding
 worker embeds them once the service restarts on the new tier; nothing else changes.
 
@@ -49,6 +50,26 @@ def _pgvector_offered(conn: Connection) -> bool:
     return found is not None
 
 
+# Migration 0018: each vector row notes the transaction that wrote it (`written`), which
+# the API processes' vector matrices read to find what is new (app/retrieve/
+# pg_matrix_repository.py). Idempotent: the migration and a later adoption run it alike.
+WRITTEN_DDL = (
+    "ALTER TABLE record_embeddings ADD COLUMN IF NOT EXISTS written xid8",
+    "CREATE INDEX IF NOT EXISTS ix_record_embeddings_written ON record_embeddings (written)",
+    "CREATE OR REPLACE FUNCTION membrane_vector_written() RETURNS trigger LANGUAGE plpgsql"
+    " AS $$ BEGIN NEW.written := pg_current_xact_id(); RETURN NEW; END $$",
+    "DROP TRIGGER IF EXISTS record_embeddings_written ON record_embeddings",
+    "CREATE TRIGGER record_embeddings_written BEFORE INSERT OR UPDATE OF embedding"
+    " ON record_embeddings FOR EACH ROW EXECUTE FUNCTION membrane_vector_written()",
+)
+
+
+def add_written(conn: Connection) -> None:
+    """Migration 0018's column, index and trigger (the vector column must exist)."""
+    for statement in WRITTEN_DDL:
+        conn.execute(text(statement))
+
+
 def adopt_pgvector(conn: Connection) -> bool:
     """Move a tier-2 PostgreSQL database at head to tier 3 when the server offers pgvector.
     True when it moved; False when there was nothing to do or it could not (a warning)."""
@@ -67,6 +88,7 @@ def adopt_pgvector(conn: Connection) -> bool:
                     f"USING hnsw (embedding vector_cosine_ops) {INDEX_OPTIONS}"
                 )
             )
+            add_written(conn)
             moved = True
         except DBAPIError as exc:
             conn.rollback()

@@ -74,6 +74,13 @@ def test_a_database_that_gains_pgvector_moves_to_the_vector_tier(
     assert found["items"][0]["record"]["id"] == record_id
     assert found["items"][0]["components"]["vector"] > 0
 
+    with psycopg.connect(pg_url) as conn:  # migration 0018's trigger, added on adoption
+        written = conn.execute(
+            "SELECT written IS NOT NULL FROM record_embeddings WHERE record_id = %s",
+            (record_id,),
+        ).fetchone()
+    assert written == (True,)
+
     again = migrate(pg_url)  # nothing left to do
     assert again.returncode == 0 and "tier 3" not in again.stderr, again.stderr
 

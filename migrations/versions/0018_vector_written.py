@@ -23,12 +23,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from app.vector_tier import add_written
+
 revision = "0018"
 down_revision = "0017"
 branch_labels = None
 depends_on = None
 
-INDEX = "ix_record_embeddings_written"
+INDEX = "ix_record_embeddings_written"  # as app.vector_tier.WRITTEN_DDL names them
 FUNCTION = "membrane_vector_written"
 TRIGGER = "record_embeddings_written"
 
@@ -46,17 +48,8 @@ def _has_vectors(bind: sa.Connection) -> bool:
 def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql" or not _has_vectors(bind):
-        return
-    op.execute("ALTER TABLE record_embeddings ADD COLUMN written xid8")
-    op.execute(f"CREATE INDEX {INDEX} ON record_embeddings (written)")
-    op.execute(
-        f"CREATE FUNCTION {FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$ "
-        "BEGIN NEW.written := pg_current_xact_id(); RETURN NEW; END $$"
-    )
-    op.execute(
-        f"CREATE TRIGGER {TRIGGER} BEFORE INSERT OR UPDATE OF embedding "
-        f"ON record_embeddings FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"
-    )
+        return  # a database that adopts pgvector later gets them then (app/vector_tier.py)
+    add_written(bind)
 
 
 def downgrade() -> None:
