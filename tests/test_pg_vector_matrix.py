@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
@@ -20,9 +21,11 @@ from app.db import Database, Tier
 from app.embedding import queue_repository as queue_repo
 from app.embedding.service import repin
 from app.embedding.worker import embed_pending
+from app.models import TagRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.retrieve import pg_matrix_repository as pg_matrix
 from app.retrieve import repository as search_repo
+from app.retrieve import vector_cache
 from app.retrieve import vector_repository as vector_repo
 from app.trust import Visibility
 from tests.conftest import app_state, auth, make_settings
@@ -78,7 +81,9 @@ def by_postgres(db: Database, query: int = 3, limit: int = 5) -> dict[str, float
 def held(db: Database) -> list[str]:
     """The ids the matrix holds now, brought up to date."""
     with deadline.serving_request(), db.read_transaction() as s:
-        return list(pg_matrix.view(s).ids)
+        view = pg_matrix.view(s)
+    assert view is not None
+    return list(view.ids)
 
 
 def _psycopg_url(db: Database) -> str:
@@ -234,10 +239,52 @@ def test_the_lexical_search_tells_whether_a_vector_was_written_since(
             found = search_repo.lexical(s, ["fact"], _records(), 50, matrix_since=since)
             assert found.matrix is not None and len(found.full) == RECORDS
             statements.clear()
-            return list(pg_matrix.view(s, found.matrix, since).ids)
+            view = pg_matrix.view(s, found.matrix, since)
+            assert view is not None
+            return list(view.ids)
 
     assert sorted(search()) == sorted(ids[:EMBEDDED]) and statements == []
     with db.transaction() as s:
         queue_repo.store_vectors(s, Tier.pgvector, "m", [(ids[10], graded(1))])
     assert sorted(search()) == sorted(ids[:11]) and len(statements) == 1
     assert sorted(search()) == sorted(ids[:11]) and statements == []
+
+
+def test_transaction_ids_that_went_back_reload_the_matrix(
+    store: tuple[Database, list[str]],
+) -> None:
+    """A database restored to an earlier point (or failed over to a standby that missed
+    the last commits) at the same identity numbers its transactions from further back
+    than the matrix's snapshot: the matrix is loaded again, dropping what that timeline
+    lost."""
+    db, ids = store
+    assert sorted(held(db)) == sorted(ids[:EMBEDDED])
+    with deadline.serving_request(), db.read_transaction() as s:
+        kept = pg_matrix._STORES.of(s)
+        kept.matrix.put("lost", np.asarray(graded(0), dtype=np.float32), "")
+        kept.since = "4000000000:4000000000:"  # a snapshot of the timeline given up
+    assert sorted(held(db)) == sorted(ids[:EMBEDDED])
+
+
+def test_a_filter_most_of_the_nearest_fail_is_searched_on_the_server(
+    store: tuple[Database, list[str]],
+) -> None:
+    """Records 8 and 9, the farthest from query 0, carry a tag the search asks for: none
+    of the matrix's best 4 x limit pass, so PostgreSQL's own search ranks them instead
+    of the matrix checking ever wider windows by key."""
+    db, ids = store
+    with db.transaction() as s:
+        s.add_all([TagRow(record_id=ids[8], tag="far"), TagRow(record_id=ids[9], tag="far")])
+    records = RecordQuery(
+        RecordFilter(statuses=["active"], tags_all=["far"]), Visibility(4, None), time.time()
+    )
+    q = np.asarray(graded(0), dtype=np.float32)
+    q /= np.linalg.norm(q)
+    with deadline.serving_request(), db.read_transaction() as s:
+        view = pg_matrix.view(s)
+        assert view is not None
+        assert vector_cache.nearest_in(s, view, q, records, 2, (), widest=8) is None
+        got = vector_repo.nearest(
+            s, Tier.pgvector, lambda: graded(0), records, 2, ef_search=40, matrix=view
+        )
+    assert list(got) == [ids[8], ids[9]]

@@ -19,8 +19,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from app import deadline
+from app.db import Database
 from app.main import create_app
 from app.migrate import upgrade
+from app.retrieve import pg_matrix_repository as pg_matrix
 from tests.conftest import auth, fresh_pg_database, make_settings, transaction_status
 from tests.replica_support import Standby, primary_with_standby
 
@@ -113,6 +115,22 @@ def test_reads_are_served_by_the_standby_and_writes_by_the_primary(resumed: Clus
         assert replica_sessions(resumed.standby, resumed.database) >= 1
         ready = client.get("/readyz").json()
         assert ready["replicas"][0]["healthy"] is True and ready["replicas"][0]["lag_s"] == 0
+
+
+def test_a_standby_keeps_no_vector_matrix(resumed: Cluster) -> None:
+    """A hot standby's snapshots do not list the primary's running transactions, so the
+    process keeps no vector matrix of it (app/retrieve/pg_matrix_repository.py): a
+    vector committed late could be missed. The primary's is kept."""
+    resumed.replicated()
+    for url, kept in ((resumed.standby_url, False), (resumed.url, True)):
+        db = Database(url)
+        try:
+            with deadline.serving_request(), db.read_transaction() as session:
+                assert pg_matrix.usable(session)
+                assert (pg_matrix.view(session) is not None) is kept
+                assert pg_matrix.usable(session) is kept
+        finally:
+            db.dispose()
 
 
 def test_a_read_with_the_token_sees_the_write_while_replay_is_paused(resumed: Cluster) -> None:

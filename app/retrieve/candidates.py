@@ -224,6 +224,8 @@ class CandidateSearch:
         size = self.settings.vector_matrix_size
         if self.tier is not Tier.pgvector or self.embedder is None or every is not None:
             return None
+        if not pg_matrix.usable(self.session):  # a hot standby
+            return None
         if size <= 0 or not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
             if size > 0:
                 pg_matrix.forget(self.session)

@@ -20,9 +20,16 @@ search checks its best rows against the filters, which a deleted record fails, a
 matrix is loaded again once the table's deleted-rows counter (`pg_stat`, up to a second
 late) has grown by a tenth of the matrix. Dropping every vector (a new model pinned,
 `embedding.service.repin`) rewrites the pinned model's `system_meta` row, whose version
-the statement reads: the matrix starts over at once. A written transaction id beyond the
-current snapshot's (a store restored from another cluster) is not looked for after the
-load that read it."""
+the statement reads: the matrix starts over at once. So it does when a snapshot's xmax
+is below the matrix's (a point-in-time restore, or a failover that lost commits, at the
+same database identity). A written transaction id beyond the current snapshot's (a store
+restored from another cluster) is read at the load and once more when the ids pass it.
+
+A hot standby keeps no matrix: its snapshots do not list the primary's transactions in
+progress (`pg_current_snapshot()` copies none there), so a vector committed late could
+be missed; its searches stay on the server (`usable`). A vector rewritten in place while
+another thread scores the same rows may be read half old, half new by that one search:
+both halves are the record's."""
 
 from __future__ import annotations
 
@@ -70,6 +77,7 @@ class _Store:
     since: str | None = None  # the snapshot (pg_snapshot as text) it holds every vector of
     generation: str | None = None  # the pinned model's system_meta row version then
     deleted: int = 0  # record_embeddings' deleted-rows counter at the last full load
+    standby: bool = False  # the database is a hot standby: no matrix (`usable`)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -127,28 +135,53 @@ def since_of(session: Session) -> str | None:
 
 def view(
     session: Session, signature: Sequence[Any] | None = None, asked: str | None = None
-) -> MatrixView:
+) -> MatrixView | None:
     """The session's database's matrix, brought up to date: by `signature` (SIGNATURE's
     values, read by an earlier statement with `matrix_since` `asked`) when that saw no
     vector written since and the matrix is still at `asked`; else by one statement (the
-    whole store's vectors on the first call, after a repin, and once many were deleted)."""
+    whole store's vectors on the first call, after a repin, once many were deleted, and
+    when the database's transaction ids went back). None on a hot standby (`usable`)."""
     store = _STORES.of(session)
     with store.lock:
+        if store.standby:
+            return None
         if signature is not None and asked is not None and store.since == asked:
             snapshot, changed, generation, deleted = signature
-            if not changed and not _stale(store, generation, deleted):
+            if _stale(store, generation, deleted) or _went_back(asked, snapshot):
+                store.reset()
+            elif not changed:
                 store.since = snapshot
                 return store.matrix.snapshot()
-        (snapshot, generation, deleted), vectors = _read(session, store.since)
-        if store.since is not None and _stale(store, generation, deleted):
+        (snapshot, generation, deleted, standby), vectors = _read(session, store.since)
+        if store.since is not None and (
+            _stale(store, generation, deleted) or _went_back(store.since, snapshot)
+        ):
             store.reset()
-            (snapshot, generation, deleted), vectors = _read(session, None)
+            (snapshot, generation, deleted, standby), vectors = _read(session, None)
+        if standby:
+            store.reset()
+            store.standby = True
+            return None
         if store.since is None:
             store.generation, store.deleted = generation, int(deleted or 0)
         for rid, raw, scope in vectors:
             store.matrix.put(rid, VectorBinary.decoded(raw), scope)
         store.since = snapshot
         return store.matrix.snapshot()
+
+
+def usable(session: Session) -> bool:
+    """False once the database was found to be a hot standby: a standby's snapshots do not
+    list the primary's running transactions (`pg_current_snapshot()` copies none there),
+    so a vector committed late could be missed; its searches stay on the server."""
+    return not _STORES.of(session).standby
+
+
+def _went_back(since: str, snapshot: str) -> bool:
+    """Whether the database's transaction ids went back (a point-in-time restore, or a
+    failover to a standby that had not received the last commits, at the same identity):
+    a snapshot's xmax never decreases otherwise."""
+    return int(snapshot.split(":")[1]) < int(since.split(":")[1])
 
 
 def forget(session: Session) -> None:
@@ -171,8 +204,9 @@ def _stale(store: _Store, generation: str | None, deleted: int | None) -> bool:
 
 
 def _read(session: Session, since: str | None) -> tuple[tuple[Any, ...], list[Any]]:
-    """(the snapshot, the pinned model's row version, the deleted-rows counter) and the
-    (id, vector in binary, scope) rows written since `since` (every one when None)."""
+    """(the snapshot, the pinned model's row version, the deleted-rows counter, whether
+    the database is a hot standby) and the (id, vector in binary, scope) rows written
+    since `since` (every one when None)."""
     rows = column_rows(session, _statement(since is not None), {"matrix_since": since}).all()
     header = next(row for row in rows if row[0] is None)
     return tuple(header[3:]), [row[:3] for row in rows if row[0] is not None]
@@ -181,11 +215,13 @@ def _read(session: Session, since: str | None) -> tuple[tuple[Any, ...], list[An
 @cache
 def _statement(incremental: bool) -> Any:
     nothing: list[ColumnElement[Any]] = [literal_column("NULL")] * 3
-    header = select(*nothing, SIGNATURE[0], SIGNATURE[2], SIGNATURE[3])
+    standby = func.pg_is_in_recovery(type_=Boolean)
+    header = select(*nothing, SIGNATURE[0], SIGNATURE[2], SIGNATURE[3], standby)
     vectors = select(
         pg_embeddings.c.record_id,
         func.vector_send(pg_embeddings.c.embedding, type_=LargeBinary),
         pg_embeddings.c.scope,
         *nothing,
+        literal_column("NULL"),
     ).where(pg_embeddings.c.embedding.is_not(None), *([_WRITTEN_SINCE] if incremental else []))
     return binary_rows(union_all(header, vectors))

@@ -136,9 +136,12 @@ def pg_nearest(
             return similarities_of(q, admitted_vectors)
         return _similarities(session, ask, sorted({*admitted, *also}))
     if matrix is not None:  # rows of no known scope (migration 0015) go with every scope
-        return nearest_in(
-            session, matrix, q, records, limit, also, carry=carry, unknown_scope=(None,)
-        )
+        found = nearest_in(
+            session, matrix, q, records, limit, also, carry=carry, unknown_scope=(None,),
+            widest=4 * limit,  # a filter that most of the nearest fail: the server's search
+        )  # fmt: skip
+        if found is not None:
+            return found
     values = {"limit": limit, "window": limit + limit // 2, "also": sorted(set(also))}
     if small_scope:  # a small store, or scopes small enough to rank all their vectors
         return _read(session, ask, _nearest_first(ask.shape, bool(also)), values)

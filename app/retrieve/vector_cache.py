@@ -260,7 +260,9 @@ def sqlite_nearest(
         view = cache.snapshot()
     q = query()
     allowed = allowed if allowed is not None and len(allowed) <= small else None
-    return nearest_in(session, view, q, records, limit, also, allowed=allowed, carry=carry)
+    found = nearest_in(session, view, q, records, limit, also, allowed=allowed, carry=carry)
+    assert found is not None  # every window is tried (no `widest`)
+    return found
 
 
 def nearest_in(
@@ -274,26 +276,31 @@ def nearest_in(
     allowed: Sequence[str] | None = None,
     carry: CarriedHeaders | None = None,
     unknown_scope: Sequence[None] = (),
-) -> dict[str, float]:
+    widest: int | None = None,
+) -> dict[str, float] | None:
     """record id → cosine of the `limit` nearest of the `view`'s rows that `records`
     admits, plus `also` (those the view holds): among `allowed` when given (ids the
     filters admit, few), else the rows of the filter's scopes (every row when it names
     none; with `unknown_scope`, (None,), the rows kept under no scope too), the best
-    checked against the filters (`carry`: read with their headers)."""
+    checked against the filters (`carry`: read with their headers). None when fewer
+    than `limit` of the best `widest` pass (the caller searches otherwise)."""
     matrix, ids = view.matrix, view.ids
     if matrix is None or matrix.shape[1] != q.shape[0]:
         return {}
     passing = _filter_check(session, records, carry)
+    chosen: list[tuple[int, float]] | None
     if allowed is not None:
         rows = view.rows_among(allowed)
         chosen = _best(rows, matrix[rows] @ q, limit)
     elif records.filter.scopes:  # scopes too large to list: their rows, not the store's
         rows = view.rows_of([*records.filter.scopes, *unknown_scope])
         sims = similarities(matrix, rows, q)
-        chosen = _best_passing(rows, sims, ids, passing, limit)
+        chosen = _best_passing(rows, sims, ids, passing, limit, widest)
     else:
         rows = np.arange(view.size)
-        chosen = _best_passing(rows, matrix @ q, ids, passing, limit)
+        chosen = _best_passing(rows, matrix @ q, ids, passing, limit, widest)
+    if chosen is None:
+        return None
     out = {ids[i]: s for i, s in chosen}
     rest = view.rows_among([rid for rid in also if rid not in out])
     out.update((ids[at], float(sim)) for at, sim in zip(rest, matrix[rest] @ q, strict=True))
@@ -324,16 +331,20 @@ def _best_passing(
     ids: list[str],
     passing: Callable[[list[str]], set[str]],
     limit: int,
-) -> list[tuple[int, float]]:
+    widest: int | None = None,
+) -> list[tuple[int, float]] | None:
     """Widen a window over the best of `rows` (`sims` their similarities) until `limit`
     of them pass the filters. The first window is a little wider than `limit`: most rows
     pass when the filter is the caller's read rule and the live statuses, and each id it
     checks costs a look-up (800 ids, the former first window, were 2.9 ms of a 16-ms
-    all-scopes retrieve at 2,000 records)."""
+    all-scopes retrieve at 2,000 records). None when fewer than `limit` of the best
+    `widest` pass (a selective filter, which the caller's own search serves better)."""
     for window in (limit + limit // 2, 4 * limit, 32 * limit, len(rows)):
         top = _best(rows, sims, window)
         ok = passing([ids[i] for i, _ in top])
         passed = [(i, s) for i, s in top if ids[i] in ok]
         if len(passed) >= limit or window >= len(rows):
             return passed[:limit]
+        if widest is not None and window >= widest:
+            return None
     return []  # the last window covers every row (none when `rows` is empty)
