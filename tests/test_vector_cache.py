@@ -18,7 +18,7 @@ from sqlalchemy import delete, select, text, update
 
 from app.db import Database, Tier, column_rows
 from app.embedding import queue_repository as queue_repo
-from app.models import RecordRow
+from app.models import RecordRow, TagRow
 from app.records.filters import RecordFilter, RecordQuery
 from app.records.repository import query_clauses
 from app.retrieve import repository as search_repo
@@ -195,6 +195,40 @@ def test_a_scope_too_large_to_list_is_scored_alone(
     assert set(found) <= small and len(found) == 10
     assert next(iter(found)) == ids[10] and found[ids[10]] == pytest.approx(0.6)
     assert checked and set(checked) <= small
+
+
+def test_a_wider_window_checks_only_the_ids_it_adds(
+    sqlite_db: tuple[Database, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Across scopes, a filter only the farthest records pass (a tag): the window widens
+    (3, 8, 64, every row for a limit of 2) until two pass, and each id is checked against
+    the filters once, not once per window."""
+    db, client = sqlite_db
+    ids = add_records(client, 100)
+    with db.transaction() as s:
+        vectors = [(rid, [1.0, i / 10] + [0.0] * (DIM - 2)) for i, rid in enumerate(ids)]
+        queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
+        s.add_all([TagRow(record_id=rid, tag="far") for rid in ids[95:]])
+    checked: list[str] = []
+    filter_check = vector_cache._filter_check
+
+    def spy(*args: Any) -> Callable[[list[str]], set[str]]:
+        check = filter_check(*args)
+
+        def recorded(candidates: list[str]) -> set[str]:
+            checked.extend(candidates)
+            return check(candidates)
+
+        return recorded
+
+    monkeypatch.setattr(vector_cache, "_filter_check", spy)
+    q = np.asarray(axis(0), dtype=np.float32)
+    flt = RecordFilter(statuses=["active"], tags_all=["far"])
+    records = RecordQuery(flt, Visibility(4, None), time.time())
+    with db.transaction() as s:
+        found = sqlite_nearest(s, lambda: q, records, 2, [], selective=False)
+    assert list(found) == [ids[95], ids[96]]
+    assert sorted(checked) == sorted(ids)  # every row once: the last window is the store
 
 
 @pytest.mark.parametrize("share", [0.05, 0.6])

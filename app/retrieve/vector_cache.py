@@ -339,10 +339,13 @@ def _best_passing(
     checks costs a look-up (800 ids, the former first window, were 2.9 ms of a 16-ms
     all-scopes retrieve at 2,000 records). None when fewer than `limit` of the best
     `widest` pass (a selective filter, which the caller's own search serves better)."""
+    checked: dict[str, bool] = {}  # a wider window checks only the ids it adds
     for window in (limit + limit // 2, 4 * limit, 32 * limit, len(rows)):
         top = _best(rows, sims, window)
-        ok = passing([ids[i] for i, _ in top])
-        passed = [(i, s) for i, s in top if ids[i] in ok]
+        fresh = [ids[i] for i, _ in top if ids[i] not in checked]
+        ok = passing(fresh)
+        checked.update((rid, rid in ok) for rid in fresh)
+        passed = [(i, s) for i, s in top if checked[ids[i]]]
         if len(passed) >= limit or window >= len(rows):
             return passed[:limit]
         if widest is not None and window >= widest:
