@@ -61,6 +61,24 @@ def add_records(client: TestClient, n: int) -> list[str]:
     return ids
 
 
+def checked_ids(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids the vector search checks against the filters from now on, in order."""
+    checked: list[str] = []
+    filter_check = vector_cache._filter_check
+
+    def spy(*args: Any) -> Callable[[list[str]], set[str]]:
+        check = filter_check(*args)
+
+        def recorded(candidates: list[str]) -> set[str]:
+            checked.extend(candidates)
+            return check(candidates)
+
+        return recorded
+
+    monkeypatch.setattr(vector_cache, "_filter_check", spy)
+    return checked
+
+
 def nearest(
     db: Database,
     query: int,
@@ -175,19 +193,7 @@ def test_a_scope_too_large_to_list_is_scored_alone(
         vectors = [(rid, axis(1) if rid in small else axis(0)) for rid in ids]
         vectors[10] = (ids[10], [0.6, 0.8] + [0.0] * (DIM - 2))  # small's nearest
         queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
-    checked: list[str] = []
-    filter_check = vector_cache._filter_check
-
-    def spy(*args: Any) -> Callable[[list[str]], set[str]]:
-        check = filter_check(*args)
-
-        def recorded(candidates: list[str]) -> set[str]:
-            checked.extend(candidates)
-            return check(candidates)
-
-        return recorded
-
-    monkeypatch.setattr(vector_cache, "_filter_check", spy)
+    checked = checked_ids(monkeypatch)
     q = np.asarray(axis(0), dtype=np.float32)
     records = RecordQuery(RecordFilter(scopes=["small"]), Visibility(4, None), time.time())
     with db.transaction() as s:
@@ -209,19 +215,7 @@ def test_a_wider_window_checks_only_the_ids_it_adds(
         vectors = [(rid, [1.0, i / 10] + [0.0] * (DIM - 2)) for i, rid in enumerate(ids)]
         queue_repo.store_vectors(s, Tier.sqlite, "m", vectors)
         s.add_all([TagRow(record_id=rid, tag="far") for rid in ids[95:]])
-    checked: list[str] = []
-    filter_check = vector_cache._filter_check
-
-    def spy(*args: Any) -> Callable[[list[str]], set[str]]:
-        check = filter_check(*args)
-
-        def recorded(candidates: list[str]) -> set[str]:
-            checked.extend(candidates)
-            return check(candidates)
-
-        return recorded
-
-    monkeypatch.setattr(vector_cache, "_filter_check", spy)
+    checked = checked_ids(monkeypatch)
     q = np.asarray(axis(0), dtype=np.float32)
     flt = RecordFilter(statuses=["active"], tags_all=["far"])
     records = RecordQuery(flt, Visibility(4, None), time.time())
