@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -100,7 +99,8 @@ class CandidateSearch:
         admitted = every.headers if every is not None else None
         signature = (int(every.extra[0]), int(every.extra[1])) if every and every.extra else None
         selective = self._selective(records, pool)
-        matrix_since = self._matrix_since(every)
+        uses_matrix = self._uses_matrix(every)
+        matrix_since = pg_matrix.since_of(self.session) if uses_matrix else None
         naming = _naming(terms, every.names) if every is not None else Naming(look_up=look_up)
         lexical = search_repo.lexical(
             self.session, terms, records, pool, small_scope=in_small, naming=naming,
@@ -108,7 +108,7 @@ class CandidateSearch:
             # SQLite's vector search then needs no statement of its own for the signature
             with_signature=(self.tier is Tier.sqlite and embedding is not None
                             and admitted is None and not selective),
-            matrix_since=matrix_since or None,  # "": not loaded, nothing to check
+            matrix_since=matrix_since,
         )  # fmt: skip
         matches = every.names if every is not None else lexical.names
         if matches is None:  # the lexical search ran no statement to look them up in
@@ -119,7 +119,8 @@ class CandidateSearch:
         carry = (
             CarriedHeaders(linked, known=frozenset(lexical.headers)) if admitted is None else None
         )
-        matrix = self._matrix(matrix_since, lexical.matrix)
+        # brought up to date by the lexical search's signature when it saw nothing new
+        matrix = pg_matrix.view(self.session, lexical.matrix, matrix_since) if uses_matrix else None
         cosine = self._vector(
             embedding, records, pool, list(lexical.full), exact, selective,
             every, signature or lexical.signature, carry, matrix,
@@ -213,31 +214,21 @@ class CandidateSearch:
         size = self.settings.vector_cache_size
         return pg_vector_cache.cached_vectors(self.session, every.versions, size)
 
-    def _matrix_since(self, every: Admitted | None) -> str | None:
-        """PostgreSQL, where the vector search goes through the process's matrix: the
-        snapshot it holds every vector of (`pg_matrix_repository`), which the lexical
-        search then checks for newer vectors ("" when the matrix is not loaded yet). The
-        matrix serves stores of at most `vector_matrix_size` records (counted once a
-        minute, scope_sizes) whose request's scopes hold more than the candidate pool
-        (`every`: fewer, read already); a store grown past the size has it dropped. None:
-        the search does not use it."""
+    def _uses_matrix(self, every: Admitted | None) -> bool:
+        """PostgreSQL: whether the vector search goes through the process's matrix
+        (`pg_matrix_repository`): for stores of at most `vector_matrix_size` records
+        (counted once a minute, scope_sizes) whose request's scopes hold more than the
+        candidate pool (`every`: fewer, read already), not on a hot standby. A store
+        grown past the size has its matrix dropped."""
         size = self.settings.vector_matrix_size
         if self.tier is not Tier.pgvector or self.embedder is None or every is not None:
-            return None
-        if not pg_matrix.usable(self.session):  # a hot standby
-            return None
-        if size <= 0 or not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
-            if size > 0:
-                pg_matrix.forget(self.session)
-            return None
-        return pg_matrix.since_of(self.session) or ""
-
-    def _matrix(self, since: str | None, signature: tuple[Any, ...] | None) -> MatrixView | None:
-        """The matrix brought up to date (by the lexical search's `signature` when it saw
-        no vector newer than `since`), when the search uses it."""
-        if since is None:
-            return None
-        return pg_matrix.view(self.session, signature, since or None)
+            return False
+        if size <= 0 or not pg_matrix.usable(self.session):
+            return False
+        if not scope_sizes.scopes_hold_fewer(self.session, [], size + 1):
+            pg_matrix.forget(self.session)
+            return False
+        return True
 
     def _selective(self, records: RecordQuery, pool: int) -> bool:
         """Whether the filter may name few records, which SQLite's vector search then
