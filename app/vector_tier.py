@@ -33,7 +33,7 @@ def _dimension() -> int:
     return int(os.environ.get("MEMBRANE_EMBEDDING__DIMENSION", "384"))
 
 
-def _has_vector_column(conn: Connection) -> bool:
+def has_vector_column(conn: Connection) -> bool:
     found = conn.execute(
         text(
             "SELECT 1 FROM information_schema.columns "
@@ -53,14 +53,23 @@ def _pgvector_offered(conn: Connection) -> bool:
 # Migration 0018: each vector row notes the transaction that wrote it (`written`), which
 # the API processes' vector matrices read to find what is new (app/retrieve/
 # pg_matrix_repository.py). Idempotent: the migration and a later adoption run it alike.
+_WRITTEN_INDEX = "ix_record_embeddings_written"
+_WRITTEN_FUNCTION = "membrane_vector_written"
+_WRITTEN_TRIGGER = "record_embeddings_written"
 WRITTEN_DDL = (
     "ALTER TABLE record_embeddings ADD COLUMN IF NOT EXISTS written xid8",
-    "CREATE INDEX IF NOT EXISTS ix_record_embeddings_written ON record_embeddings (written)",
-    "CREATE OR REPLACE FUNCTION membrane_vector_written() RETURNS trigger LANGUAGE plpgsql"
+    f"CREATE INDEX IF NOT EXISTS {_WRITTEN_INDEX} ON record_embeddings (written)",
+    f"CREATE OR REPLACE FUNCTION {_WRITTEN_FUNCTION}() RETURNS trigger LANGUAGE plpgsql"
     " AS $$ BEGIN NEW.written := pg_current_xact_id(); RETURN NEW; END $$",
-    "DROP TRIGGER IF EXISTS record_embeddings_written ON record_embeddings",
-    "CREATE TRIGGER record_embeddings_written BEFORE INSERT OR UPDATE OF embedding"
-    " ON record_embeddings FOR EACH ROW EXECUTE FUNCTION membrane_vector_written()",
+    f"DROP TRIGGER IF EXISTS {_WRITTEN_TRIGGER} ON record_embeddings",
+    f"CREATE TRIGGER {_WRITTEN_TRIGGER} BEFORE INSERT OR UPDATE OF embedding"
+    f" ON record_embeddings FOR EACH ROW EXECUTE FUNCTION {_WRITTEN_FUNCTION}()",
+)
+WRITTEN_UNDO = (
+    f"DROP TRIGGER IF EXISTS {_WRITTEN_TRIGGER} ON record_embeddings",
+    f"DROP FUNCTION IF EXISTS {_WRITTEN_FUNCTION}()",
+    f"DROP INDEX IF EXISTS {_WRITTEN_INDEX}",
+    "ALTER TABLE record_embeddings DROP COLUMN IF EXISTS written",
 )
 
 
@@ -70,13 +79,19 @@ def add_written(conn: Connection) -> None:
         conn.execute(text(statement))
 
 
+def drop_written(conn: Connection) -> None:
+    """Migration 0018 undone (whatever of it is there)."""
+    for statement in WRITTEN_UNDO:
+        conn.execute(text(statement))
+
+
 def adopt_pgvector(conn: Connection) -> bool:
     """Move a tier-2 PostgreSQL database at head to tier 3 when the server offers pgvector.
     True when it moved; False when there was nothing to do or it could not (a warning)."""
     if conn.dialect.name != "postgresql":
         return False
     moved = False
-    if not _has_vector_column(conn) and _pgvector_offered(conn):
+    if not has_vector_column(conn) and _pgvector_offered(conn):
         try:
             conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
             conn.execute(

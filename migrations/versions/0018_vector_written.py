@@ -20,43 +20,24 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
-from app.vector_tier import add_written
+from app.vector_tier import add_written, drop_written, has_vector_column
 
 revision = "0018"
 down_revision = "0017"
 branch_labels = None
 depends_on = None
 
-INDEX = "ix_record_embeddings_written"  # as app.vector_tier.WRITTEN_DDL names them
-FUNCTION = "membrane_vector_written"
-TRIGGER = "record_embeddings_written"
-
-
-def _has_vectors(bind: sa.Connection) -> bool:
-    found = bind.execute(
-        sa.text(
-            "SELECT 1 FROM pg_attribute WHERE attrelid = 'record_embeddings'::regclass "
-            "AND attname = 'embedding' AND NOT attisdropped"
-        )
-    ).scalar()
-    return found is not None
-
 
 def upgrade() -> None:
     bind = op.get_bind()
-    if bind.dialect.name != "postgresql" or not _has_vectors(bind):
+    if bind.dialect.name != "postgresql" or not has_vector_column(bind):
         return  # a database that adopts pgvector later gets them then (app/vector_tier.py)
     add_written(bind)
 
 
 def downgrade() -> None:
     bind = op.get_bind()
-    if bind.dialect.name != "postgresql" or not _has_vectors(bind):
-        return
-    op.execute(f"DROP TRIGGER IF EXISTS {TRIGGER} ON record_embeddings")
-    op.execute(f"DROP FUNCTION IF EXISTS {FUNCTION}()")
-    op.execute(f"DROP INDEX IF EXISTS {INDEX}")
-    op.execute("ALTER TABLE record_embeddings DROP COLUMN IF EXISTS written")
+    if bind.dialect.name == "postgresql":
+        drop_written(bind)
