@@ -15,9 +15,9 @@ from app.embedding import queue_repository as repo
 from app.embedding.providers import Embedder
 from app.embedding.schemas import BackfillOut
 from app.errors import Conflict
+from app.models import EMBEDDING_DIMENSION_KEY as DIMENSION_KEY
+from app.models import EMBEDDING_MODEL_KEY as MODEL_KEY
 
-MODEL_KEY = "embedding.model"
-DIMENSION_KEY = "embedding.dimension"
 REPIN_HINT = "python -m app.embedding.backfill --repin"
 
 

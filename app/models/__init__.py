@@ -204,6 +204,12 @@ class JobRunRow(Base):
     __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
 
 
+# system_meta's keys of the pinned embedding model (app/embedding/service.py pins them;
+# a repin rewrites their rows, which app/retrieve/pg_matrix_repository.py watches).
+EMBEDDING_MODEL_KEY = "embedding.model"
+EMBEDDING_DIMENSION_KEY = "embedding.dimension"
+
+
 class SystemMetaRow(Base):
     """Key/value facts about the store itself (pinned embedding model and dimension)."""
 

@@ -59,11 +59,10 @@ from sqlalchemy.types import UserDefinedType
 
 from app.db import binary_rows, column_rows
 from app.engine_cache import PerEngine
-from app.models import SystemMetaRow, pg_embeddings
+from app.models import EMBEDDING_MODEL_KEY, SystemMetaRow, pg_embeddings
 from app.models.binary_vector import VectorBinary
 from app.retrieve.vector_cache import Matrix, MatrixView
 
-MODEL_KEY = "embedding.model"  # embedding.service.MODEL_KEY: a repin rewrites its row
 # Deleted vector rows (pg_stat) past which the matrix is loaded again: a tenth of it, and
 # at least this many (a store's first hundred deletions cost nothing to keep).
 RELOAD_AFTER_DELETED = 100
@@ -110,7 +109,7 @@ _WRITTEN_SINCE = and_(
 _GENERATION = (
     select(cast(literal_column("xmin"), Text))
     .select_from(SystemMetaRow)
-    .where(SystemMetaRow.key == MODEL_KEY)
+    .where(SystemMetaRow.key == EMBEDDING_MODEL_KEY)  # a repin rewrites its row
     .scalar_subquery()
 )
 _DELETED = func.pg_stat_get_tuples_deleted(
