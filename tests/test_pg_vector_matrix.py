@@ -14,7 +14,6 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
 
 from app import deadline
 from app.db import Database, Tier
@@ -86,14 +85,6 @@ def held(db: Database) -> list[str]:
     return list(view.ids)
 
 
-def _psycopg_url(db: Database) -> str:
-    return (
-        make_url(str(db.engine.url.render_as_string(hide_password=False)))
-        .set(drivername="postgresql")
-        .render_as_string(hide_password=False)
-    )
-
-
 def _vector_text(i: int) -> str:
     return "[" + ",".join(map(str, graded(i))) + "]"
 
@@ -118,7 +109,7 @@ def test_the_matrix_ranks_as_the_exact_scan_and_reads_each_vector_once(
 
 
 def test_a_vector_committed_after_a_later_one_is_still_found(
-    store: tuple[Database, list[str]],
+    store: tuple[Database, list[str]], pg_url: str
 ) -> None:
     """Transaction A takes its id first and writes record 10's vector; B writes record
     11's and commits; the matrix looks; then A commits. A's vector is older by id than
@@ -126,8 +117,8 @@ def test_a_vector_committed_after_a_later_one_is_still_found(
     db, ids = store
     assert sorted(held(db)) == sorted(ids[:EMBEDDED])
     with (
-        psycopg.connect(_psycopg_url(db), autocommit=True) as a,
-        psycopg.connect(_psycopg_url(db), autocommit=True) as b,
+        psycopg.connect(pg_url, autocommit=True) as a,
+        psycopg.connect(pg_url, autocommit=True) as b,
     ):
         a.execute("BEGIN")
         a.execute("SELECT pg_current_xact_id()")  # A's id, before B's
@@ -171,11 +162,11 @@ def test_a_repin_starts_the_matrix_over(store: tuple[Database, list[str]]) -> No
 
 
 def test_a_deleted_record_is_never_found_and_many_deletions_reload_the_matrix(
-    store: tuple[Database, list[str]], monkeypatch: pytest.MonkeyPatch
+    store: tuple[Database, list[str]], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db, ids = store
     assert ids[3] in through_matrix(db, query=3)
-    with psycopg.connect(_psycopg_url(db), autocommit=True) as conn:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DELETE FROM records WHERE id = ANY(%s)", ([ids[3], ids[4]],))
         conn.execute("SELECT pg_stat_force_next_flush()")
         conn.execute("SELECT 1")  # idle after it: the counters are sent
